@@ -1,0 +1,5 @@
+import sys
+
+from sgllint.cli import main
+
+sys.exit(main())

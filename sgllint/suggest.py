@@ -1,0 +1,43 @@
+"""Did-you-mean helpers shared by rules: the closest flag, field or choice."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterable, Optional
+
+
+def closest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> Optional[str]:
+    pool = list(dict.fromkeys(candidates))
+    if not pool:
+        return None
+    if word in pool:
+        return word
+    lowered = {c.lower(): c for c in pool}
+    if word.lower() in lowered:
+        return lowered[word.lower()]
+    match = difflib.get_close_matches(word, pool, n=1, cutoff=cutoff)
+    return match[0] if match else None
+
+
+def split_glued(word: str, options: Iterable[str]) -> Optional[tuple[str, str]]:
+    """``--disable-custom-all-reduce--enable-mscclpp`` -> the two real flags
+    that lost the space between them (a missing space in concatenated
+    strings), or None."""
+    known = set(options)
+    start = 2
+    while True:
+        i = word.find("--", start)
+        if i < 0:
+            return None
+        head, tail = word[:i], word[i:]
+        tail_flag = tail.split("=", 1)[0]
+        if head in known and tail_flag in known:
+            return head, tail
+        start = i + 1
+
+
+def format_choices(choices: Iterable, limit: int = 12) -> str:
+    items = [str(c) for c in choices]
+    if len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit]) + f", ... ({len(items)} in all)"
