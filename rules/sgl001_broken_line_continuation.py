@@ -30,6 +30,7 @@ python -m sglang.launch_server \
 - Bash manual, "Escape Character": a backslash-newline pair is a line continuation.
 """
 
+from sgllint.diagnostic import Edit, Fix
 from sgllint.rule import ERROR, Invalid, Rule, Valid
 
 
@@ -69,10 +70,14 @@ class BrokenLineContinuation(Rule):
         else:
             message = "this '\\' does not continue the line: the command ends here"
         related = [(severed.lost[0].span.cover(severed.lost[-1].span), "run as a separate command")] if severed.lost else []
+        fix = None
+        if severed.trailing is not None and severed.trailing.end > severed.trailing.start:
+            fix = Fix("delete the spaces after the backslash", (Edit(severed.trailing, ""),), "safe")
         yield self.diagnostic(
             severed.backslash,
             message,
             help="delete the spaces or the comment after the backslash; a line continuation must end the line",
             related=related,
+            fix=fix,
             launch=launch,
         )

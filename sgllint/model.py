@@ -191,6 +191,9 @@ class Token:
     value: Value
     span: Span
     value_map: Optional[SourceMap] = None
+    # where the word comes from when not from the launch itself: "config-file"
+    # for words of a ``--config`` YAML file (the span then points into it)
+    origin: Optional[str] = None
 
     def sub_span(self, start: int, end: int) -> Span:
         if self.value_map is not None:
@@ -240,6 +243,9 @@ class Severed:
 
     backslash: Span
     lost: list[Token]
+    # the spaces after the backslash, when only spaces follow it (deleting
+    # them repairs the continuation)
+    trailing: Optional[Span] = None
 
 
 @dataclass

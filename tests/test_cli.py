@@ -98,7 +98,7 @@ def test_usage_errors_exit_two(tmp_path, run_cli):
     assert run_cli("check", "--output-format", "xml").returncode == 2
     r = run_cli("check", ".", "--select", "SGL9x9")
     assert r.returncode == 2 and "unknown rule selector" in r.stderr
-    r = run_cli("check", ".", "--sglang-version", "9.9")
+    r = run_cli("check", ".", "--sglang-version", "0.1.0")
     assert r.returncode == 2 and "no catalog" in r.stderr
 
 
