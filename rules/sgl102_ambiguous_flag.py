@@ -41,7 +41,7 @@ class AmbiguousFlag(Rule):
 
     VALID = [
         Valid.sh(f"{LAUNCH} --pp-size 2 --quantization fp8"),
-        Valid.sh(f"{LAUNCH} --cuda-graph-max-bs 256", sglang="0.5.19"),
+        Valid.sh(f"{LAUNCH} --cuda-graph-max-bs 256", sglang="0.5.10"),
     ]
     INVALID = [
         Invalid.sh(f"{LAUNCH} --pp 2", at="--pp", message="--pp-size"),

@@ -39,11 +39,12 @@ class RemovedFlag(Rule):
 
     VALID = [
         Valid.sh(f"{LAUNCH} --ep-size 8"),
-        Valid.sh(f"{LAUNCH} --cuda-graph-max-bs 256", sglang="0.5.19"),
+        Valid.sh(f"{LAUNCH} --enable-double-sparsity", sglang="0.5.10"),
     ]
     INVALID = [
         Invalid.sh(f"{LAUNCH} --enable-ep-moe", at="--enable-ep-moe", message="--ep-size", sglang="0.5.23"),
         Invalid.sh(f"{LAUNCH} --stream-output", at="--stream-output", sglang="0.5.23"),
+        Invalid.sh(f"{LAUNCH} --enable-double-sparsity", at="--enable-double-sparsity", message="last in 0.5.10", sglang="0.5.11"),
     ]
 
     def check(self, launch):

@@ -48,7 +48,7 @@ class DuplicateFlag(Rule):
     ]
     INVALID = [
         Invalid.sh(f"{LAUNCH} --port 30000 --port 8000", at=("--port", 2), message="8000"),
-        Invalid.sh(f"{LAUNCH} --tp 2 --tensor-parallel-size 4", at="--tensor-parallel-size"),
+        Invalid.sh(f"{LAUNCH} --tp-size 2 --tensor-parallel-size 4", at="--tensor-parallel-size"),
     ]
 
     def check(self, launch):

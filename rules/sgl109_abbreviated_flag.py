@@ -38,7 +38,7 @@ class AbbreviatedFlag(Rule):
 
     VALID = [
         Valid.sh(f"{LAUNCH} --tp-size 2 --mem-fraction-static 0.8"),
-        Valid.sh(f"{LAUNCH} --model Qwen/Qwen2.5-7B-Instruct"),
+        Valid.sh("python -m sglang.launch_server --model Qwen/Qwen2.5-7B-Instruct"),
     ]
     INVALID = [
         Invalid.sh(f"{LAUNCH} --tp 2", at="--tp", message="--tp-size"),

@@ -51,6 +51,8 @@ class MissingModelPath(Rule):
             return  # the config file may set it; merged launches come from the YAML extractor
         if any(a.resolution in ("unknown", "ambiguous") and "mod" in a.spelling for a in launch.args):
             return  # a misspelt --model-path is reported as that (SGL101/SGL102), once
+        if any(a.resolution == "positional" and a.option is None for a in launch.args):
+            return  # a stray positional word is probably the model: SGL101 says to use --model-path
         if any(a.field == "help" or a.spelling in ("-h", "--help") for a in launch.args):
             return
         if launch.site.form == "kwargs":
