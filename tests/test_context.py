@@ -1,0 +1,106 @@
+"""Which SGLang release a launch is judged against, and why."""
+
+from __future__ import annotations
+
+import pytest
+
+from sgllint import catalog as catalogs
+from sgllint import context
+from sgllint.config import Config
+from sgllint.engine import Options, lint_file, lint_source
+
+LAUNCH = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --enable-double-sparsity\n"
+
+
+def _launch_version(text, path="a.sh", **kw):
+    options = Options(use_environment=False, **kw)
+    result = lint_source(path, text, options)
+    (launch,) = result.launches
+    return launch.context.version, [d.code for d in result.diagnostics]
+
+
+def test_default_is_newest_catalog():
+    version, codes = _launch_version(LAUNCH)
+    assert version.value == catalogs.latest() and version.source == "default (newest catalog)"
+    assert codes == ["SGL106"]
+
+
+def test_precedence_cli_over_pragma_over_config():
+    text = "# sgllint: sglang=0.5.10\n" + LAUNCH
+    version, codes = _launch_version(text)
+    assert (version.value, version.source) == ("0.5.10", "pragma")
+    assert codes == []  # --enable-double-sparsity exists in 0.5.10
+    version, _ = _launch_version(text, sglang_version="0.5.23")
+    assert (version.value, version.source) == ("0.5.23", "command line")
+    version, _ = _launch_version(LAUNCH, config=Config(sglang_version="0.5.9"))
+    assert (version.value, version.source) == ("0.5.9", "config")
+    version, _ = _launch_version(text, config=Config(sglang_version="0.5.9"))
+    assert version.source == "pragma"
+
+
+def test_image_tag_in_the_same_command():
+    text = "docker run --gpus all lmsysorg/sglang:v0.5.10.post1-cu126 " + LAUNCH
+    version, codes = _launch_version(text)
+    assert (version.value, version.source) == ("0.5.10", "image tag")
+    assert "lmsysorg/sglang:v0.5.10.post1-cu126" in version.detail
+
+
+def test_project_pin(tmp_path):
+    (tmp_path / "requirements-serve.txt").write_text("torch==2.8\nsglang[all]==0.5.10.post1\n")
+    (tmp_path / ".git").mkdir()
+    sub = tmp_path / "deploy"
+    sub.mkdir()
+    script = sub / "serve.sh"
+    script.write_text(LAUNCH)
+    context._project_pin_in.cache_clear()
+    result = lint_file(str(script), Options(use_environment=False))
+    version = result.launches[0].context.version
+    assert (version.value, version.source) == ("0.5.10", "project pin")
+    assert "requirements-serve.txt" in version.detail
+
+
+def test_installed_sglang_is_consulted(monkeypatch):
+    monkeypatch.setattr(context, "installed_version", lambda: "0.5.9")
+    result = lint_source("a.sh", LAUNCH, Options(use_environment=True))
+    assert result.launches[0].context.version.source == "installed sglang"
+    assert result.launches[0].context.version.value == "0.5.9"
+
+
+@pytest.mark.parametrize(
+    "requested,expected",
+    [("0.5.4", "0.5.4"), ("v0.5.4.post3", "0.5.4"), ("0.5.10.post1", "0.5.10"), ("latest", None), ("dev", None)],
+)
+def test_version_mapping(requested, expected):
+    assert catalogs.resolve_version(requested) == (expected or catalogs.latest())
+
+
+def test_image_version_parsing():
+    assert context.image_version("lmsysorg/sglang:v0.5.4.post3-cu126") == "0.5.4.post3"
+    assert context.image_version("docker.io/lmsysorg/sglang:latest") == "latest"
+    assert context.image_version("vllm/vllm-openai:v0.5.4") is None
+
+
+def test_removed_and_not_yet_available_depend_on_the_release():
+    moe = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --enable-ep-moe\n"
+    r = lint_source("a.sh", moe, Options(sglang_version="0.5.23", use_environment=False))
+    (d,) = r.diagnostics
+    assert d.code == "SGL106" and "use --ep-size" in d.help
+    # SGLang 0.5.2 still accepted it (with a deprecation warning)
+    r = lint_source("a.sh", moe, Options(sglang_version="0.5.2", use_environment=False))
+    assert [d.code for d in r.diagnostics] == ["SGL107"]
+    new = "python -m sglang.launch_server --model-path m --attn-dp-size 2\n"
+    r = lint_source("a.sh", new, Options(sglang_version="0.5.10", use_environment=False))
+    assert [d.code for d in r.diagnostics] == ["SGL111"]
+    assert "needs SGLang >=" in r.diagnostics[0].message and "0.5.10" in r.diagnostics[0].message
+
+
+def test_compare_to_upgrade_preview(tmp_path, run_cli):
+    (tmp_path / "serve.sh").write_text(
+        "python -m sglang.launch_server --model-path m --enable-double-sparsity --cuda-graph-max-bs 8\n"
+    )
+    r = run_cli("check", ".", "--sglang-version", "0.5.23", "--compare-to", "0.5.10", "--no-environment")
+    assert r.returncode == 1
+    assert "Upgrade preview: SGLang 0.5.10 -> 0.5.23" in r.stdout
+    new_section = r.stdout.split("New diagnostics")[1].split("Diagnostics that go away")[0]
+    assert "SGL106" in new_section and "SGL102" in new_section
+    assert "Defaults that change" in r.stdout
