@@ -15,7 +15,7 @@ import io
 import pytest
 
 from sgllint import catalog as catalogs
-from sgllint.extract.argv import classify, resolve_argv, takes_value
+from sgllint.extract.argv import classify, resolve_argv
 from sgllint.model import LaunchSite, Source, Span, Token, Unresolved
 
 SAMPLE_VERSIONS = [v for v in ("0.4.10", "0.5.4", "0.5.10", "0.5.19", "0.5.23") if v in catalogs.versions()] or [
@@ -34,7 +34,7 @@ def real_parser(cat: catalogs.Catalog) -> argparse.ArgumentParser:
             positive = [s for s in opt.strings if not s.startswith("--no-")]
             parser.add_argument(*positive, dest=opt.dest, action=argparse.BooleanOptionalAction)
             continue
-        if not takes_value(opt):
+        if not opt.takes_value:
             parser.add_argument(*opt.strings, dest=opt.dest, action="store_const", const=True)
             continue
         nargs = opt.nargs

@@ -21,25 +21,6 @@ from sgllint.model import Arg, LaunchSite, Span, Token, Unresolved, is_known
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
-#: actions that never take a value on the command line
-_NO_VALUE_ACTIONS = {
-    "store_true",
-    "store_false",
-    "store_const",
-    "boolean_optional",
-    "help",
-    "count",
-    "version",
-    "append_const",
-}
-
-
-def takes_value(option: Option) -> bool:
-    if option.action in _NO_VALUE_ACTIONS:
-        return False
-    return option.nargs != 0
-
-
 def _field_of(option: Option) -> Optional[str]:
     return option.field if option.field is not None else option.dest
 
@@ -255,7 +236,7 @@ def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
         )
         args.append(arg)
 
-        if not takes_value(option):
+        if not option.takes_value:
             if explicit is not None:
                 arg.problem = "unexpected-value"
                 arg.problem_detail = explicit

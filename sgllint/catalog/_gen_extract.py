@@ -1,0 +1,890 @@
+"""Extract one SGLang release's CLI parser, fields and lists statically.
+
+Part of the catalog generator.  Three declaration eras are handled:
+
+* ``add_argument``: ``ServerArgs.add_cli_args`` calls ``parser.add_argument``
+  (0.4.x - 0.5.13);
+* ``annotated``: dataclass fields ``name: A[T, "help" | Arg(...)] = default``
+  turned into options by ``arg_utils.add_cli_args_from_dataclass``, plus manual
+  ``add_argument`` calls (0.5.14 - 0.5.19);
+* ``msgspec``: the same annotations on msgspec Structs in
+  ``arg_groups/fields/*.py`` assembled into ``ServerArgs`` (0.5.20+).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Optional
+
+from ._gen_eval import (
+    BoundMethod,
+    Builtin,
+    ClassObj,
+    EnumMember,
+    FuncObj,
+    LazyImport,
+    Module,
+    ModuleRef,
+    Project,
+    Unknown,
+    _Env,
+    has_unknown,
+    is_unknown,
+)
+from ._gen_source import Source
+
+SERVER_ARGS = "sglang.srt.server_args"
+SUPPRESS = "==SUPPRESS=="
+_MISSING = object()
+
+ACTION_KINDS = {
+    "store": "store",
+    "store_true": "store_true",
+    "store_false": "store_false",
+    "store_const": "store_const",
+    "append": "append",
+    "append_const": "append_const",
+    "count": "count",
+    "help": "help",
+    "version": "version",
+    "extend": "extend",
+    "BooleanOptionalAction": "boolean_optional",
+    "DeprecatedAction": "deprecated",
+    "DeprecatedStoreTrueAction": "deprecated_store_true",
+    "DeprecatedStoreConstAction": "deprecated_store_const",
+    "DeprecatedAliasStoreAction": "deprecated_alias",
+    "LoRAPathAction": "lora_paths",
+}
+_FLAG_ACTIONS = {"store_true": (True, False), "store_false": (False, True)}
+_TYPE_NAMES = {
+    "str": "str",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "json.loads": "json",
+    "orjson.loads": "json",
+    "loads": "json",
+    "json_list_type": "json_list",
+    "human_readable_int": "human_readable_int",
+    "nullable_str": "nullable_str",
+}
+_FLAG_RE = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9-]*[a-z0-9]")
+_LIST_EXTRA = ("RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND", "CHUNKED_PREFIX_CACHE_SUPPORTED_ATTENTION_BACKENDS")
+
+
+class GenerationError(RuntimeError):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# JSON helpers
+# ---------------------------------------------------------------------------
+
+
+def jsonable(v: Any) -> Any:
+    """A JSON-able rendering of an evaluated value (None when impossible)."""
+    if isinstance(v, EnumMember):
+        return jsonable(v.value) if not has_unknown(v.value) else v.name
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v if v == v and v not in (float("inf"), float("-inf")) else None
+    if isinstance(v, (list, tuple)):
+        if has_unknown(v):
+            return None
+        return [jsonable(x) for x in v]
+    if isinstance(v, (set, frozenset)):
+        if has_unknown(v):
+            return None
+        return sorted((jsonable(x) for x in v), key=lambda x: (type(x).__name__, str(x)))
+    if isinstance(v, dict):
+        if has_unknown(v) or not all(isinstance(k, str) for k in v):
+            return None
+        return {k: jsonable(x) for k, x in v.items()}
+    return None
+
+
+def _choices_json(v: Any) -> tuple[Optional[list], bool]:
+    """(known choices, open?) for an evaluated ``choices=`` value."""
+    if v is None:
+        return None, False
+    if is_unknown(v):
+        return [], True
+    if isinstance(v, ClassObj) and v.is_enum:
+        v = v.members()
+    if isinstance(v, dict):
+        v = list(v)
+    if isinstance(v, (set, frozenset)):
+        items = sorted((x for x in v if not is_unknown(x)), key=lambda x: (type(x).__name__, str(x)))
+        return [jsonable(x) for x in items], has_unknown(v)
+    if isinstance(v, (list, tuple)):
+        known = [jsonable(x) for x in v if not has_unknown(x)]
+        return known, any(has_unknown(x) for x in v)
+    return [], True
+
+
+# ---------------------------------------------------------------------------
+# Type annotations (static ``typing`` inspection)
+# ---------------------------------------------------------------------------
+
+_TYPING_NAMES = {"Optional", "Union", "List", "list", "Literal", "Dict", "dict", "Tuple", "tuple", "Set", "set", "Any", "Callable"}
+
+
+def _ann_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Constant) and node.value is None:
+        return "None"
+    return ""
+
+
+class TypeView:
+    """A parsed annotation: ``origin`` in {"optional", "union", "literal",
+    "list", "annotated", "name", ...} with ``args``."""
+
+    def __init__(self, module: Module, node: ast.expr, depth: int = 0) -> None:
+        self.module = module
+        # String annotations (``"Foo"``) are parsed.
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                pass
+        # Module-level aliases (``Backend = Literal[...]``).
+        if isinstance(node, ast.Name) and node.id not in _TYPING_NAMES and depth < 5:
+            alias = module.assign_nodes.get(node.id) if module.env() is not None else None
+            if alias is not None and isinstance(alias, (ast.Subscript, ast.BinOp)):
+                node = alias
+        self.node = node
+        self.depth = depth
+
+    def sub(self, node: ast.expr) -> "TypeView":
+        return TypeView(self.module, node, self.depth + 1)
+
+    @property
+    def head(self) -> str:
+        n = self.node
+        if isinstance(n, ast.Subscript):
+            return _ann_name(n.value)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.BitOr):
+            return "|"
+        return _ann_name(n)
+
+    def args(self) -> list[ast.expr]:
+        n = self.node
+        if isinstance(n, ast.Subscript):
+            s = n.slice
+            return list(s.elts) if isinstance(s, ast.Tuple) else [s]
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.BitOr):
+            out: list[ast.expr] = []
+
+            def flat(x: ast.expr) -> None:
+                if isinstance(x, ast.BinOp) and isinstance(x.op, ast.BitOr):
+                    flat(x.left)
+                    flat(x.right)
+                else:
+                    out.append(x)
+
+            flat(n)
+            return out
+        return []
+
+    def is_annotated(self) -> bool:
+        return self.head in ("A", "Annotated")
+
+    def unwrap_optional(self) -> tuple["TypeView", bool]:
+        h = self.head
+        if h == "Optional":
+            return self.sub(self.args()[0]), True
+        if h in ("Union", "|"):
+            non_none = [a for a in self.args() if _ann_name(a) != "None"]
+            if len(non_none) == 1:
+                return self.sub(non_none[0]), True
+        return self, False
+
+    def literal_values(self) -> Optional[list]:
+        if self.head != "Literal":
+            return None
+        scope = _Env(self.module, {})
+        return [self.module.project.evaluate(a, scope) for a in self.args()]
+
+    def is_list(self) -> bool:
+        # typing.get_origin(List[X]) / get_origin(list[X]) / get_origin(List) is list;
+        # get_origin(list) is None.
+        h = self.head
+        if isinstance(self.node, ast.Subscript):
+            return h in ("List", "list")
+        return h == "List"
+
+    def simple(self) -> str:
+        """The argparse type ``_infer_type_func`` would pick."""
+        h = self.head if not isinstance(self.node, ast.Subscript) else ""
+        return h if h in ("str", "int", "float") else "str"
+
+    def describe(self) -> str:
+        """A short, normalised name for the ``fields`` table."""
+        inner, _ = self.unwrap_optional()
+        h = inner.head
+        if h == "Literal":
+            vals = inner.literal_values() or []
+            return type(vals[0]).__name__ if vals and not is_unknown(vals[0]) else "str"
+        if h in ("List", "list", "Tuple", "tuple", "Set", "set", "Dict", "dict"):
+            base = h.lower()
+            if isinstance(inner.node, ast.Subscript) and base in ("list", "set"):
+                return f"{base}[{inner.sub(inner.args()[0]).describe()}]"
+            return base
+        if h in ("|", "Union"):
+            return "|".join(sorted({inner.sub(a).describe() for a in inner.args() if _ann_name(a) != "None"}))
+        if h in ("Any", ""):
+            return "any"
+        return h
+
+
+# ---------------------------------------------------------------------------
+# Fields
+# ---------------------------------------------------------------------------
+
+
+class FieldDecl:
+    def __init__(self, name: str, module: Module, ann: ast.expr, default: Optional[ast.expr]) -> None:
+        self.name = name
+        self.module = module
+        self.ann = ann
+        self.default_node = default
+        self._default: Any = _MISSING
+        self._computed = False
+
+    def default(self) -> Any:
+        """The evaluated default, ``_MISSING`` when the field has none."""
+        if not self._computed:
+            self._computed = True
+            self._default = _eval_default(self.module, self.default_node)
+        return self._default
+
+
+def _eval_default(module: Module, node: Optional[ast.expr]) -> Any:
+    if node is None:
+        return _MISSING
+    project = module.project
+    scope = _Env(module, {})
+    if isinstance(node, ast.Call) and _ann_name(node.func) == "field":
+        kw = {k.arg: k.value for k in node.keywords}
+        if "default" in kw:
+            return project.evaluate(kw["default"], scope)
+        fac = kw.get("default_factory")
+        if fac is None:
+            return _MISSING
+        if isinstance(fac, ast.Lambda):
+            return project.evaluate(fac.body, scope)
+        name = _ann_name(fac)
+        if name in ("list", "dict", "set", "tuple"):
+            return {"list": [], "dict": {}, "set": set(), "tuple": ()}[name]
+        return Unknown("default_factory")
+    return project.evaluate(node, scope)
+
+
+def _annassign_fields(module: Module, cls: ast.ClassDef) -> list[FieldDecl]:
+    # A name annotated twice keeps its first position in ``__annotations__``
+    # (a dict) but takes the last declaration, exactly like Python does.
+    out: dict[str, FieldDecl] = {}
+    for stmt in cls.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            if "ClassVar" in ast.unparse(stmt.annotation):
+                continue
+            out[stmt.target.id] = FieldDecl(stmt.target.id, module, stmt.annotation, stmt.value)
+    return list(out.values())
+
+
+def _find_class(module: Module, name: str) -> ast.ClassDef:
+    cls = module.classes().get(name)
+    if cls is None:
+        raise GenerationError(f"{module.rel}: no class {name}")
+    return cls
+
+
+def _method(cls: ast.ClassDef, name: str) -> Optional[ast.FunctionDef]:
+    for stmt in cls.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
+            return stmt
+    return None
+
+
+def collect_fields(project: Project, sa: Module) -> tuple[str, list[FieldDecl]]:
+    """(era, fields in record order)."""
+    cls = _find_class(sa, "ServerArgs")
+    own = _annassign_fields(sa, cls)
+    env = sa.env()
+    if "_INPUT_NAMESPACES" in sa.assign_nodes:
+        node = sa.assign_nodes["_INPUT_NAMESPACES"]
+        decls: dict[str, FieldDecl] = {}
+        for elt in getattr(node, "elts", []):
+            obj = sa.project.evaluate(elt, _Env(sa, {}))
+            if not isinstance(obj, ClassObj):
+                raise GenerationError(f"cannot resolve namespace class {ast.unparse(elt)}")
+            for f in _annassign_fields(obj.module, obj.node):
+                if f.name in decls:
+                    raise GenerationError(f"field {f.name} declared twice")
+                decls[f.name] = f
+        order_mod = project.module("sglang.srt.arg_groups.field_order")
+        order = order_mod.get("POSITIONAL_FIELD_ORDER") if order_mod else ()
+        if has_unknown(order):
+            raise GenerationError("cannot read POSITIONAL_FIELD_ORDER")
+        known = [n for n in order if n in decls]
+        rest = [n for n in decls if n not in set(order)]
+        ordered = {n: decls[n] for n in known + rest}
+        for f in own:  # {**collected, **ServerArgs.__annotations__}
+            ordered[f.name] = f
+        return "msgspec", list(ordered.values())
+    del env
+    annotated = any(TypeView(sa, f.ann).is_annotated() for f in own)
+    return ("annotated" if annotated else "add_argument"), own
+
+
+# ---------------------------------------------------------------------------
+# The parser
+# ---------------------------------------------------------------------------
+
+
+class ActionInfo:
+    """What an argparse Action class does, read from its source."""
+
+    def __init__(self, kind: str, cls: Optional[ClassObj]) -> None:
+        self.kind = kind
+        self.cls = cls
+        self.init_defaults: dict[str, Any] = {}
+        self.raises = False
+        self.exits_on_error_message = False
+        if cls is not None:
+            init = cls.env().get("__init__")
+            if isinstance(init, FuncObj):
+                a = init.node.args
+                pos = a.args[len(a.args) - len(a.defaults) :]
+                scope = _Env(cls.module, {})
+                for arg, d in list(zip(pos, a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults)):
+                    if d is not None:
+                        self.init_defaults[arg.arg] = cls.module.project.evaluate(d, scope)
+            call = cls.env().get("__call__")
+            if isinstance(call, FuncObj):
+                body = [s for s in call.node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+                if body and isinstance(body[0], ast.Raise):
+                    self.raises = True
+                for n in ast.walk(call.node):
+                    if isinstance(n, ast.Call) and ast.unparse(n.func) == "parser.error":
+                        self.exits_on_error_message = True
+
+
+class ParserBuilder:
+    """Replays ``ServerArgs.add_cli_args`` statically."""
+
+    def __init__(self, project: Project, sa: Module, fields: list[FieldDecl]) -> None:
+        self.project = project
+        self.sa = sa
+        self.fields = {f.name: f for f in fields}
+        self.field_list = fields
+        self.options: list[dict] = []
+        self.no_cli: set[str] = set()
+        self._actions: dict[str, ActionInfo] = {}
+
+    # -- helpers ---------------------------------------------------------
+    def action_info(self, node: Optional[ast.expr], scope: _Env) -> ActionInfo:
+        if node is None:
+            return ActionInfo("store", None)
+        if isinstance(node, ast.Constant):
+            return ActionInfo(ACTION_KINDS.get(node.value, node.value), None)
+        name = _ann_name(node)
+        if name not in self._actions:
+            val = self.project.evaluate(node, scope)
+            cls = val if isinstance(val, ClassObj) else None
+            self._actions[name] = ActionInfo(ACTION_KINDS.get(name, name), cls)
+        return self._actions[name]
+
+    def field_default(self, name: str) -> Any:
+        f = self.fields.get(name)
+        return f.default() if f is not None else Unknown(name)
+
+    def eval_kw(self, node: ast.expr, scope: _Env) -> Any:
+        # ServerArgs.<field> / cls.<field> / _declared_default("<field>")
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("ServerArgs", "cls"):
+            if node.attr in self.fields:
+                return self.field_default(node.attr)
+        if (
+            isinstance(node, ast.Call)
+            and "default" in _ann_name(node.func)
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value in self.fields
+        ):
+            return self.field_default(node.args[0].value)
+        if isinstance(node, ast.Attribute) and node.attr == "SUPPRESS":
+            return SUPPRESS
+        return self.project.evaluate(node, scope)
+
+    @staticmethod
+    def type_name(node: Optional[ast.expr]) -> Optional[str]:
+        if node is None:
+            return None
+        text = ast.unparse(node)
+        if text in _TYPE_NAMES:
+            return _TYPE_NAMES[text]
+        if isinstance(node, ast.Lambda):
+            return "lambda"
+        name = _ann_name(node)
+        return _TYPE_NAMES.get(name, name or text)
+
+    # -- replay ----------------------------------------------------------
+    def run(self) -> list[dict]:
+        cls = _find_class(self.sa, "ServerArgs")
+        fn = _method(cls, "add_cli_args")
+        if fn is None:
+            raise GenerationError("ServerArgs.add_cli_args not found")
+        self.options.append(
+            dict(
+                strings=["-h", "--help"],
+                dest="help",
+                action="help",
+                type="bool",
+                nargs=0,
+                choices=None,
+                choices_open=False,
+                const=None,
+                default=SUPPRESS,
+                required=False,
+                help="show this help message and exit",
+                extra={},
+            )
+        )
+        self.exec_body(fn.body, _Env(self.sa, {}))
+        return self.options
+
+    def exec_body(self, body: list, scope: _Env) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                call = stmt.value
+                fname = ast.unparse(call.func)
+                if fname.endswith(".add_argument"):
+                    self.add_argument(call, scope)
+                    continue
+                if fname.endswith("add_cli_args_from_dataclass"):
+                    self.add_from_dataclass(call, scope)
+                    continue
+                self.project.evaluate(call, scope)
+            elif isinstance(stmt, ast.If):
+                test = self.project.evaluate(stmt.test, scope)
+                if is_unknown(test):
+                    continue  # environment-dependent: default environment
+                self.exec_body(stmt.body if test else stmt.orelse, scope)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.ImportFrom, ast.Import)):
+                self.project.exec_stmt(stmt, scope)
+            elif isinstance(stmt, (ast.With, ast.Try)):
+                self.exec_body(stmt.body, scope)
+
+    def add_argument(self, call: ast.Call, scope: _Env) -> None:
+        strings = [self.project.evaluate(a, scope) for a in call.args]
+        if any(not isinstance(s, str) for s in strings):
+            raise GenerationError(f"non-literal option string in {ast.unparse(call)[:120]}")
+        kw_nodes = {k.arg: k.value for k in call.keywords if k.arg}
+        action = self.action_info(kw_nodes.get("action"), scope)
+        kwargs = {k: self.eval_kw(v, scope) for k, v in kw_nodes.items() if k not in ("action", "type")}
+        kwargs["type"] = self.type_name(kw_nodes.get("type"))
+        self.register(strings, action, kwargs)
+
+    def register(self, strings: list[str], action: ActionInfo, kw: dict) -> None:
+        kind = action.kind
+        defaults = dict(action.init_defaults)
+        # argparse dest: explicit, else the first long option string.
+        dest = kw.get("dest")
+        if dest is None:
+            longs = [s for s in strings if s.startswith("--")]
+            dest = (longs[0] if longs else strings[0]).lstrip("-").replace("-", "_")
+        if kind == "boolean_optional":
+            expanded = []
+            for s in strings:
+                expanded.append(s)
+                if s.startswith("--"):
+                    expanded.append("--no-" + s[2:])
+            strings = expanded
+        nargs = kw.get("nargs", defaults.get("nargs", _MISSING))
+        const = kw.get("const", defaults.get("const"))
+        if kind in ("store_true", "store_false", "store_const", "help", "count", "boolean_optional", "version", "append_const"):
+            nargs = 0
+        if nargs is _MISSING:
+            nargs = None
+        if kind in _FLAG_ACTIONS:
+            const = _FLAG_ACTIONS[kind][0]
+        default = kw.get("default", _MISSING)
+        if default is _MISSING:
+            default = defaults.get("default", _FLAG_ACTIONS[kind][1] if kind in _FLAG_ACTIONS else None)
+        if kind == "deprecated_store_const":
+            const = kw.get("const_value", defaults.get("const_value"))
+        choices, choices_open = _choices_json(kw.get("choices"))
+        typ = kw.get("type")
+        if typ is None:
+            typ = "bool" if nargs == 0 else "str"
+        help_text = kw.get("help")
+        extra: dict = {}
+        if help_text == SUPPRESS:
+            extra["hidden"] = True
+            help_text = ""
+        if not isinstance(help_text, str):
+            help_text = "" if help_text is None else str(jsonable(help_text))
+        for k in ("new_flag", "error_message"):
+            if isinstance(kw.get(k), str):
+                extra[k] = kw[k]
+        extra["_action"] = action
+        self.options.append(
+            dict(
+                strings=strings,
+                dest=dest,
+                action=kind,
+                type=typ,
+                nargs=jsonable(nargs),
+                choices=choices,
+                choices_open=choices_open,
+                const=jsonable(const),
+                default=SUPPRESS if default == SUPPRESS else jsonable(default),
+                required=bool(kw.get("required") is True),
+                help=help_text,
+                extra=extra,
+            )
+        )
+
+    # -- add_cli_args_from_dataclass -----------------------------------------
+    def add_from_dataclass(self, call: ast.Call, scope: _Env) -> None:
+        only = None
+        for k in call.keywords:
+            if k.arg == "fields":
+                only = self.project.evaluate(k.value, scope)
+        for f in self.field_list:
+            if only is not None and not has_unknown(only) and f.name not in only:
+                continue
+            self.field_to_option(f)
+
+    def arg_meta(self, f: FieldDecl) -> Optional[dict]:
+        tv = TypeView(f.module, f.ann)
+        if not tv.is_annotated():
+            return None
+        args = tv.args()
+        fscope = _Env(f.module, {})
+        for meta in args[1:]:
+            if isinstance(meta, ast.Call) and _ann_name(meta.func) == "Arg":
+                out: dict = {"_nodes": {k.arg: k.value for k in meta.keywords if k.arg}}
+                for k in meta.keywords:
+                    if k.arg in ("action", "type_parser"):
+                        continue
+                    out[k.arg] = self.project.evaluate(k.value, fscope)
+                if meta.args:
+                    out["help"] = self.project.evaluate(meta.args[0], fscope)
+                return out
+            if isinstance(meta, ast.Call):
+                continue  # NS(...), Derived(...)
+            val = self.project.evaluate(meta, fscope)
+            if isinstance(val, str):
+                return {"help": val, "_nodes": {}}
+        return None
+
+    def field_to_option(self, f: FieldDecl) -> None:
+        meta = self.arg_meta(f)
+        if meta is not None and meta.get("no_cli") is True:
+            self.no_cli.add(f.name)
+        if meta is None or meta.get("no_cli") is True:
+            return
+        nodes = meta["_nodes"]
+        tv = TypeView(f.module, f.ann)
+        raw = tv.sub(tv.args()[0])
+        cli_name = meta.get("cli_name") or "--" + f.name.replace("_", "-")
+        names = [cli_name] + list(meta.get("aliases") or [])
+        default = f.default()
+        auto_dest = cli_name.lstrip("-").replace("-", "_")
+        kw: dict = {"help": meta.get("help", "")}
+        if f.name != auto_dest:
+            kw["dest"] = f.name
+        fscope = _Env(f.module, {})
+        type_parser = self.type_name(nodes.get("type_parser"))
+        if "action" in nodes and not (isinstance(nodes["action"], ast.Constant) and nodes["action"].value is None):
+            action = self.action_info(nodes["action"], fscope)
+            if default is not _MISSING:
+                kw["default"] = default
+            ak = meta.get("action_kwargs")
+            if isinstance(ak, dict):
+                ak = dict(ak)
+                if "type" in ak:
+                    tnode = _dict_value_node(nodes.get("action_kwargs"), "type")
+                    ak["type"] = self.type_name(tnode)
+                kw.update(ak)
+            self.register(names, action, kw)
+            return
+        inner, _opt = raw.unwrap_optional()
+        store = ActionInfo("store", None)
+        lits = inner.literal_values()
+        if lits is not None:
+            kw["choices"] = meta.get("choices") or lits
+            first = lits[0] if lits else ""
+            kw["type"] = type_parser or {str: "str", int: "int", float: "float"}.get(type(first), "str")
+            if default is not _MISSING:
+                kw["default"] = default
+            if meta.get("const") is not None:
+                kw["const"] = meta["const"]
+            self.register(names, store, kw)
+            return
+        if inner.is_list() and type_parser is None:
+            elem = inner.sub(inner.args()[0]).simple() if isinstance(inner.node, ast.Subscript) else "str"
+            kw["type"] = elem
+            kw["nargs"] = meta.get("nargs") or "+"
+            if meta.get("choices"):
+                kw["choices"] = meta["choices"]
+            if default is not _MISSING:
+                kw["default"] = default
+            if meta.get("const") is not None:
+                kw["const"] = meta["const"]
+            self.register(names, store, kw)
+            return
+        if inner.head == "bool" and not isinstance(inner.node, ast.Subscript):
+            if default is not _MISSING:
+                kw["default"] = default
+            self.register(names, ActionInfo("store_true", None), kw)
+            return
+        kw["type"] = type_parser or inner.simple()
+        if meta.get("choices"):
+            kw["choices"] = meta["choices"]
+        if meta.get("nargs"):
+            kw["nargs"] = meta["nargs"]
+        if default is not _MISSING:
+            kw["default"] = default
+        if meta.get("const") is not None:
+            kw["const"] = meta["const"]
+        req = meta.get("required")
+        if (req is True or (req is None and default is _MISSING)) and any(n.startswith("-") for n in names):
+            kw["required"] = True
+        self.register(names, store, kw)
+
+
+def _dict_value_node(node: Optional[ast.expr], key: str) -> Optional[ast.expr]:
+    if isinstance(node, ast.Dict):
+        for k, v in zip(node.keys, node.values):
+            if isinstance(k, ast.Constant) and k.value == key:
+                return v
+    return None
+
+
+# ---------------------------------------------------------------------------
+# from_cli_args remap, deprecations, lists, test constants
+# ---------------------------------------------------------------------------
+
+
+def cli_remap(sa: Module) -> dict[str, str]:
+    """``args.tp_size = args.tensor_parallel_size`` -> {tensor_parallel_size: tp_size}."""
+    fn = _method(_find_class(sa, "ServerArgs"), "from_cli_args")
+    out: dict[str, str] = {}
+    if fn is None:
+        return out
+    for stmt in fn.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Attribute)
+            and isinstance(stmt.value, ast.Attribute)
+            and ast.unparse(stmt.targets[0].value) == "args"
+            and ast.unparse(stmt.value.value) == "args"
+        ):
+            out[stmt.value.attr] = stmt.targets[0].attr
+    return out
+
+
+_HELP_DEPRECATED_RE = re.compile(r"^\s*[\(\[]?\s*deprecated\b|[\(\[]deprecated\b|\bis deprecated\b", re.I)
+
+
+def _validation_modules(project: Project) -> list[Module]:
+    src = project.source
+    rels = ["sglang/srt/server_args.py"]
+    for d in ("sglang/srt/arg_groups", "sglang/srt/arg_groups/fields", "sglang/srt/arg_groups/model_overrides"):
+        rels.extend(src.list_dir(d))
+    mods = []
+    for rel in rels:
+        name = rel[:-3].replace("/", ".")
+        if name.endswith(".__init__"):
+            name = name[: -len(".__init__")]
+        m = project.module(name)
+        if m is not None:
+            mods.append(m)
+    return mods
+
+
+def _deprecation_warnings(project: Project, mods: list[Module]) -> dict[str, str]:
+    """{field: message} for ``if <x>.<field>: <warn>("...deprecated...")``."""
+    out: dict[str, str] = {}
+    for m in mods:
+        for node in ast.walk(m.tree):
+            if not isinstance(node, ast.If):
+                continue
+            attrs = {n.attr for n in ast.walk(node.test) if isinstance(n, ast.Attribute)}
+            if not attrs:
+                continue
+            for sub in node.body:
+                for c in ast.walk(sub):
+                    if not isinstance(c, ast.Call):
+                        continue
+                    fname = ast.unparse(c.func).lower()
+                    if "warn" not in fname:
+                        continue
+                    texts = []
+                    for a in c.args:
+                        val = project.evaluate(a, _Env(m, {}))
+                        texts.append(val if isinstance(val, str) else ast.unparse(a))
+                    text = " ".join(texts)
+                    if "deprecat" in text.lower():
+                        for a in attrs:
+                            out.setdefault(a, text)
+    return out
+
+
+def apply_deprecations(options: list[dict], project: Project, mods: list[Module]) -> None:
+    by_dest: dict[str, list[dict]] = {}
+    for o in options:
+        by_dest.setdefault(o["dest"], []).append(o)
+    warnings = None
+    for o in options:
+        kind = o["action"]
+        extra = o["extra"]
+        action: ActionInfo = extra.get("_action")
+        own = set(o["strings"])
+        dep = None
+        if kind == "deprecated":
+            err = extra.get("error_message")
+            if action is not None and action.raises:
+                behaviour, message = "error", o["help"]
+            elif err is not None and action is not None and action.exits_on_error_message:
+                behaviour, message = "exit", err
+            else:
+                behaviour, message = "warn", o["help"]
+            flags = [f for f in _FLAG_RE.findall(message or o["help"]) if f not in own]
+            dep = {"behaviour": behaviour, "message": message, "replacement": flags[0] if flags else None}
+        elif kind in ("deprecated_store_true", "deprecated_store_const", "deprecated_alias"):
+            repl = extra.get("new_flag")
+            if repl is None:
+                for other in by_dest.get(o["dest"], []):
+                    if not other["action"].startswith("deprecated"):
+                        repl = next((s for s in other["strings"] if s.startswith("--")), None)
+                        break
+            message = o["help"] or f"'{o['strings'][0]}' is deprecated and will be removed in a future release."
+            dep = {"behaviour": "warn", "message": message, "replacement": repl}
+        elif _HELP_DEPRECATED_RE.search(o["help"] or "") and kind not in ("help",):
+            if warnings is None:
+                warnings = _deprecation_warnings(project, mods)
+            field = o.get("field") or o["dest"]
+            if field in warnings:
+                flags = [f for f in _FLAG_RE.findall(o["help"] + " " + warnings[field]) if f not in own]
+                dep = {"behaviour": "warn", "message": warnings[field], "replacement": flags[0] if flags else None}
+            else:
+                extra["help_deprecated"] = True
+        o["deprecated"] = dep
+
+
+def _string_list(v: Any) -> Optional[list]:
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, str) for x in v):
+        return list(v)
+    if isinstance(v, (set, frozenset)) and v and all(isinstance(x, str) for x in v):
+        return sorted(v)
+    if isinstance(v, (list, tuple, set, frozenset)) and not v:
+        return []
+    return None
+
+
+def collect_lists(project: Project, sa: Module, mods: list[Module]) -> dict[str, list]:
+    out: dict[str, list] = {}
+    homes = [sa]
+    choices_mod = project.module("sglang.srt.arg_groups.choices")
+    if choices_mod is not None:
+        homes.append(choices_mod)
+    for m in homes:
+        for name in sorted(m.env_names()):
+            if not (name.endswith("_CHOICES") or name in _LIST_EXTRA):
+                continue
+            val = m.get(name)
+            lst = _string_list([x for x in val if not is_unknown(x)] if isinstance(val, list) else val)
+            if lst is not None:
+                out.setdefault(name, lst)
+    # Module-level string lists that validation code compares against.
+    for m in mods:
+        for node in ast.walk(m.tree):
+            if not isinstance(node, ast.Compare):
+                continue
+            for op, comp in zip(node.ops, node.comparators):
+                if not isinstance(op, (ast.In, ast.NotIn)) or not isinstance(comp, (ast.Name, ast.Attribute)):
+                    continue
+                name = comp.id if isinstance(comp, ast.Name) else comp.attr
+                if not re.fullmatch(r"[A-Z][A-Z0-9_]+", name) or name in out:
+                    continue
+                val = project.evaluate(comp, _Env(m, {}))
+                if isinstance(val, (ClassObj, ModuleRef, FuncObj, Builtin, BoundMethod, LazyImport)):
+                    continue
+                lst = _string_list(val)
+                if lst:
+                    out[name] = lst
+    return dict(sorted(out.items()))
+
+
+def test_constants(project: Project) -> Optional[dict]:
+    m = project.module("sglang.test.test_utils")
+    if m is None:
+        return None
+    out = {}
+    for name in sorted(m.env_names()):
+        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
+            continue
+        val = m.env()[name]
+        if isinstance(val, bool) or not isinstance(val, (str, int)):
+            continue
+        out[name] = val
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------
+
+
+def extract(source: Source) -> dict:
+    project = Project(source)
+    sa = project.module(SERVER_ARGS)
+    if sa is None:
+        raise GenerationError(f"{source.name}: no sglang/srt/server_args.py")
+    era, fields = collect_fields(project, sa)
+    builder = ParserBuilder(project, sa, fields)
+    options = builder.run()
+    remap = cli_remap(sa)
+    field_names = {f.name for f in fields}
+    for o in options:
+        target = remap.get(o["dest"], o["dest"])
+        o["field"] = target if target in field_names else None
+    mods = _validation_modules(project)
+    apply_deprecations(options, project, mods)
+    cli_fields = {o["field"] for o in options if o["field"]}
+    fields_json = {}
+    for f in fields:
+        d = f.default()
+        fields_json[f.name] = {
+            "type": TypeView(f.module, f.ann).sub(TypeView(f.module, f.ann).args()[0]).describe()
+            if TypeView(f.module, f.ann).is_annotated()
+            else TypeView(f.module, f.ann).describe(),
+            "default": None if d is _MISSING else jsonable(d),
+            "required": d is _MISSING,
+            "cli": f.name in cli_fields,
+        }
+        if f.name in builder.no_cli:
+            fields_json[f.name]["no_cli"] = True
+    seen: dict[str, int] = {}
+    for i, o in enumerate(options):
+        for s in o["strings"]:
+            if s in seen:
+                raise GenerationError(f"option string {s} registered twice (conflict in argparse)")
+            seen[s] = i
+    return {
+        "era": era,
+        "options": options,
+        "fields": fields_json,
+        "lists": collect_lists(project, sa, mods),
+        "test_constants": test_constants(project),
+    }
