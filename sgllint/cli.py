@@ -41,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--ignore", type=_csv, default=None, help="codes, prefixes or names to disable")
     check.add_argument("--statistics", action="store_true", help="print the number of diagnostics per code")
     check.add_argument("--sglang-version", default=None, metavar="X.Y.Z", help="judge every launch against this SGLang release")
+    check.add_argument("--gpu", default=None, metavar="NAME", help="the GPU every launch runs on unless pinned closer (H100, B200, MI300X, ...)")
+    check.add_argument("--sm", type=int, default=None, metavar="NN", help="the GPU's SM version instead of a name (90, 100, 120)")
     check.add_argument("--config", dest="config_file", default=None, metavar="FILE", help="use this config file instead of discovering one")
     check.add_argument("--isolated", action="store_true", help="ignore all configuration files")
     check.add_argument("--stdin-filename", default=None, metavar="PATH", help="the path to report (and detect the format by) for -")
@@ -138,7 +140,8 @@ def _check(args) -> int:
         for r in results:
             for launch in r.launches:
                 line, col = launch.span.start_line_col()
-                print(f"{r.path}:{line}:{col}: {launch.entry}: SGLang {launch.context.version.describe()}", file=out)
+                facts = "; ".join(launch.context.lines())
+                print(f"{r.path}:{line}:{col}: {launch.entry}: {facts}", file=out)
     text = renderer(fmt)(diagnostics)
     if text:
         out.write(text)
@@ -174,7 +177,8 @@ def _lint_groups(args, groups, version):
             extend_select=args.extend_select,
             fail_on=Severity.parse(args.fail_on) if args.fail_on else None,
         )
-        options = Options(config=cfg, sglang_version=version, use_environment=not args.no_environment)
+        gpu = args.gpu or (f"sm{args.sm}" if args.sm else None)
+        options = Options(config=cfg, sglang_version=version, gpu=gpu, use_environment=not args.no_environment)
         for p in paths:
             if p == "-":
                 text = sys.stdin.buffer.read().decode("utf-8", errors="replace")

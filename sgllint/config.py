@@ -38,6 +38,8 @@ KEYS = {
     "exclude",
     "extend-exclude",
     "sglang-version",
+    "gpu",
+    "models",
 }
 
 DEFAULT_EXCLUDE = (
@@ -71,6 +73,8 @@ class Config:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     sglang_version: Optional[str] = None
+    gpu: Optional[str] = None  # the GPU every launch targets unless pinned closer
+    models: tuple[tuple[str, str], ...] = ()  # (model id glob, architecture)
     path: Optional[Path] = None  # the file it came from
     root: Optional[Path] = None  # the directory per-file-ignores are relative to
 
@@ -265,6 +269,18 @@ def parse_table(table: dict, path: Optional[Path]) -> Config:
         if not isinstance(v, str):
             raise ConfigError(f"{where}: 'sglang-version' must be a string such as \"0.5.23\"")
         kwargs["sglang_version"] = check_version(v, where + ": 'sglang-version'")
+    if "gpu" in table:
+        from sgllint import hardware
+
+        gpu = table["gpu"]
+        if not isinstance(gpu, str) or (hardware.find(gpu) is None and not gpu.strip().lower().lstrip("sm_").isdigit()):
+            raise ConfigError(f"{where}: 'gpu' must name a known GPU (e.g. \"H100\", \"B200\") or an SM like \"sm90\"; known: {', '.join(hardware.names())}")
+        kwargs["gpu"] = gpu
+    if "models" in table:
+        models = table["models"]
+        if not isinstance(models, dict) or not all(isinstance(v, str) for v in models.values()):
+            raise ConfigError(f"{where}: 'models' must be a table of \"model id glob\" = \"Architecture\"")
+        kwargs["models"] = tuple(models.items())
     return Config(path=path, root=path.parent if path else None, **kwargs)
 
 

@@ -17,7 +17,7 @@ from typing import Iterable, Iterator, Optional
 
 from sgllint import catalog as catalogs
 from sgllint.config import Config
-from sgllint.context import LaunchContext, pragmas, resolve_version
+from sgllint.context import LaunchContext, pragmas, resolve_gpu, resolve_gpu_count, resolve_model, resolve_version
 from sgllint.diagnostic import Diagnostic, Severity
 from sgllint.extract import detect_format, extractor
 from sgllint.extract.argv import resolve
@@ -35,6 +35,7 @@ PREFILTER = "sglang"
 class Options:
     config: Config = field(default_factory=Config)
     sglang_version: Optional[str] = None  # --sglang-version
+    gpu: Optional[str] = None  # --gpu H100 / --sm 90
     use_environment: bool = True  # consult the installed sglang's version
     rules: Optional[list[type[Rule]]] = None  # default: the built-in rules
 
@@ -111,7 +112,11 @@ def resolve_launches(facts: FileFacts, options: Options) -> list[Launch]:
         )
         cat = catalogs.load(str(version.value))
         ctx = LaunchContext(version=version, catalog=cat, requested=requested)
-        launches.append(Launch(site=site, args=resolve(site, cat), context=ctx))
+        args = resolve(site, cat)
+        resolve_model(ctx, args, facts, file_pragmas, options.config.models)
+        resolve_gpu(ctx, site, facts, options.gpu, options.config.gpu, file_pragmas)
+        resolve_gpu_count(ctx, site, facts)
+        launches.append(Launch(site=site, args=args, context=ctx))
     return launches
 
 

@@ -410,7 +410,9 @@ def test_docker_run():
     assert env_of(direct) == {"HF_TOKEN": "hf_dummy", "SGLANG_USE_MODELSCOPE": "false"}
     assert direct.env[1].span.text == '"SGLANG_USE_MODELSCOPE=false"'
     assert direct.env[1].value_span.text == "false"
-    (hint,) = direct.hints
+    (hint,) = [h for h in direct.hints if h.kind == "sglang-image"]
+    (gpus,) = [h for h in direct.hints if h.kind == "gpu-count"]
+    assert (gpus.value, gpus.span.text) == (2, "'\"device=0,1\"'")
     image = "lmsysorg/sglang:v0.5.4.post1"
     assert (hint.kind, hint.value, hint.span.text) == ("sglang-image", image, image)
     # docker's own flags (--gpus, -p, -v, --shm-size) are not server tokens

@@ -1065,6 +1065,7 @@ class _ShellScript:
         image = _container_image(words[: match.start])
         if image is not None:
             site.hints.append(ContextHint("sglang-image", image.value, image.span))
+        site.hints.extend(_container_gpus(words[: match.start]))
         self.facts.sites.append(site)
 
     def _launch_env(self, node, prefix, wrapper_words: list[_Word]) -> list[EnvVar]:
@@ -1386,6 +1387,33 @@ def _container_image(words: list[_Word]) -> Optional[Token]:
     if isinstance(last.value, str) and "sglang" in last.value and not last.value.startswith("-"):
         return last
     return None
+
+
+def _container_gpus(words: list[_Word]) -> list[ContextHint]:
+    """``docker run --gpus N`` / ``--gpus '"device=0,1"'`` as a GPU count;
+    ``--gpus all`` says nothing about how many there are."""
+    if not any(isinstance(w.token.value, str) and w.token.value in _CONTAINER_TOOLS for w in words):
+        return []
+    for i, w in enumerate(words):
+        text = w.token.value
+        if not isinstance(text, str):
+            continue
+        if text == "--gpus" and i + 1 < len(words):
+            token = words[i + 1].token
+            value = token.value
+        elif text.startswith("--gpus="):
+            token, value = w.token, text[len("--gpus="):]
+        else:
+            continue
+        if not isinstance(value, str):
+            return []
+        value = value.strip("'\"")
+        if value.isdigit():
+            return [ContextHint("gpu-count", int(value), token.span)]
+        if value.startswith("device="):
+            return [ContextHint("gpu-count", len([d for d in value[7:].split(",") if d.strip()]), token.span)]
+        return []
+    return []
 
 
 def _ends_with_escaped_blank(text: str, end: int) -> bool:
