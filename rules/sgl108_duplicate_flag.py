@@ -54,8 +54,8 @@ class DuplicateFlag(Rule):
     def check(self, launch):
         seen = {}
         for arg in launch.args:
-            if arg.field is None or arg.origin == "config-file":
-                continue
+            if arg.field is None or arg.origin == "config-file" or arg.field == "config":
+                continue  # config-file values are meant to be overridden; two --config files are SGL113's
             first = seen.get(arg.field)
             if first is None:
                 seen[arg.field] = arg

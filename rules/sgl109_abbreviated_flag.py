@@ -47,8 +47,8 @@ class AbbreviatedFlag(Rule):
 
     def check(self, launch):
         for arg in launch.args:
-            if arg.resolution != "prefix" or not arg.candidates:
-                continue
+            if arg.resolution != "prefix" or not arg.candidates or arg.field == "config":
+                continue  # an abbreviated --config is not merged at all: SGL114
             full = arg.candidates[0]
             yield self.diagnostic(
                 arg.flag_span,

@@ -133,7 +133,7 @@ def _check(args) -> int:
     else:
         fail_on = min((cfg.fail_on for cfg in groups), key=lambda s: s.rank, default=Severity.WARNING)
 
-    diagnostics = sorted((d for r in results for d in r.diagnostics), key=lambda d: d.sort_key())
+    diagnostics = _unique(d for r in results for d in r.diagnostics)
     out = sys.stdout
     fmt = args.output_format or "full"
     if args.show_context:
@@ -163,6 +163,19 @@ def _check(args) -> int:
         return EXIT_CLEAN
     level = fail_on or Severity.WARNING
     return EXIT_FINDINGS if any(d.severity.rank >= level.rank for d in diagnostics) else EXIT_CLEAN
+
+
+def _unique(diagnostics):
+    """Sorted, each finding once: a --config file's findings are reached both
+    through the launch that merges it and by linting the file itself."""
+    seen = set()
+    out = []
+    for d in sorted(diagnostics, key=lambda d: d.sort_key()):
+        key = (d.code, d.path, d.span.start, d.span.end, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
 
 
 def _lint_groups(args, groups, version):

@@ -112,6 +112,10 @@ def resolve_launches(facts: FileFacts, options: Options) -> list[Launch]:
         )
         cat = catalogs.load(str(version.value))
         ctx = LaunchContext(version=version, catalog=cat, requested=requested)
+        if any(isinstance(t.value, str) and t.value.startswith("--conf") for t in site.tokens):
+            from sgllint.extract.sglang_config import merge_config  # YAML only when a launch names a config
+
+            site = merge_config(site, cat, Path(facts.source.path).parent)
         args = resolve(site, cat)
         resolve_model(ctx, args, facts, file_pragmas, options.config.models)
         resolve_gpu(ctx, site, facts, options.gpu, options.config.gpu, file_pragmas)

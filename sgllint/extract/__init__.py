@@ -18,15 +18,29 @@ from sgllint.model import FileFacts, Source
 #: format -> "module:function" of its extractor
 EXTRACTORS: dict[str, str] = {
     "shell": "sgllint.extract.shell:extract",
+    "yaml": "sgllint.extract.yaml:extract",
+    "python": "sgllint.extract.python:extract",
+    "toml": "sgllint.extract.toml:extract",
+    "dockerfile": "sgllint.extract.dockerfile:extract",
+    "markdown": "sgllint.extract.markdown:extract",
 }
 
 _SUFFIXES = {
     ".sh": "shell",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".py": "python",
     ".bash": "shell",
     ".ksh": "shell",
     ".zsh": "shell",
     ".command": "shell",
+    ".toml": "toml",
+    ".md": "markdown",
+    ".mdx": "markdown",
+    ".markdown": "markdown",
 }
+#: Dockerfile, Dockerfile.rocm, gpu.Dockerfile, Containerfile (any case)
+_DOCKERFILE_RE = re.compile(r"^(?:(?:docker|container)file(?:\..+)?|.+\.(?:docker|container)file)$", re.I)
 _SHEBANG_RE = re.compile(r"^#!\s*(?:/usr)?(?:/local)?/bin/(?:env\s+(?:-\S+\s+)*)?(ba|da|k|z)?sh\b")
 
 
@@ -36,6 +50,8 @@ def detect_format(path: str, head: str = "") -> Optional[str]:
     fmt = _SUFFIXES.get(p.suffix.lower())
     if fmt in EXTRACTORS:
         return fmt
+    if _DOCKERFILE_RE.match(p.name) and "dockerfile" in EXTRACTORS:
+        return "dockerfile"
     if not p.suffix and _SHEBANG_RE.match(head):
         return "shell"
     return None

@@ -47,7 +47,7 @@ def _token(token: Token, smap: SourceMap) -> Token:
     value_map = token.value_map
     if value_map is not None and value_map.source is not smap.source:
         value_map = smap.compose(value_map)
-    return Token(token.value, _span(token.span, smap), value_map)
+    return Token(token.value, _span(token.span, smap), value_map, token.origin)
 
 
 def _site(site: LaunchSite, smap: SourceMap) -> LaunchSite:
@@ -64,6 +64,10 @@ def _site(site: LaunchSite, smap: SourceMap) -> LaunchSite:
         hints=[ContextHint(h.kind, h.value, _opt_span(h.span, smap)) for h in site.hints],
         severed=None
         if site.severed is None
-        else Severed(_span(site.severed.backslash, smap), [_token(t, smap) for t in site.severed.lost]),
+        else Severed(
+            _span(site.severed.backslash, smap),
+            [_token(t, smap) for t in site.severed.lost],
+            _opt_span(site.severed.trailing, smap),
+        ),
         origin=site.origin,
     )

@@ -160,7 +160,7 @@ def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
                 raw=positional_model.value,
                 flag_span=positional_model.span,
                 value_span=positional_model.span,
-                origin=site.origin,
+                origin=positional_model.origin or site.origin,
                 resolution="positional",
             )
         )
@@ -182,7 +182,7 @@ def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
             prefix = value.known_prefix
             if prefix.startswith("-") and "=" in prefix:
                 # --flag=$VALUE: the flag is known, the value is not
-                args.append(_flag_with_unresolved_value(tok, catalog, site.origin))
+                args.append(_flag_with_unresolved_value(tok, catalog, tok.origin or site.origin))
             # any other unknown word may expand to anything: extractors mark
             # the launch opaque; argv does not guess what it holds
             continue
@@ -207,7 +207,7 @@ def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
                 raw=value,
                 flag_span=flag_span,
                 value_span=tok.sub_span(flag_len + 1, len(value)) if explicit is not None else None,
-                origin=site.origin,
+                origin=tok.origin or site.origin,
                 resolution=kind,
                 candidates=candidates,
             )
@@ -230,7 +230,7 @@ def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
             raw=value,
             flag_span=flag_span,
             value_span=None,
-            origin=site.origin,
+            origin=tok.origin or site.origin,
             resolution=resolution,
             candidates=(opt_string,) if kind == "prefix" else (),
         )
@@ -346,7 +346,7 @@ def _stray(args: list[Arg], tok: Token) -> None:
             raw=tok.value,
             flag_span=tok.span,
             value_span=None,
-            origin="cli",
+            origin=tok.origin or "cli",
             resolution="positional",
             problem="unexpected-value",
             problem_detail=str(tok.value),

@@ -1,0 +1,64 @@
+"""SGLang refuses the `--config` file or the way it is passed.
+
+## What it does
+Reports what SGLang's config merger rejects before the server starts, for
+the target release: an option that cannot be set from a config file
+(deprecated flags, `BooleanOptionalAction` flags such as
+`--mm-enable-dp-encoder`, `--lora-paths` in 0.5.8+), a file that is not YAML,
+whose root is not a mapping or that does not parse, two `--config` flags, or
+a `--config` with no file after it.
+
+## Why is this bad?
+`prepare_server_args` raises (`ValueError: Unsupported config option
+'enable_dp_attention' with action 'DeprecatedStoreTrueAction'`, `Config file
+must be YAML format`, `Multiple config files specified! Only one allowed.`)
+and the server never starts.
+
+## Example
+```sh
+python -m sglang.launch_server --config a.yaml --config b.yaml
+```
+
+## Use instead
+```sh
+python -m sglang.launch_server --config a.yaml
+```
+
+## References
+- `sglang/srt/utils/server_args_config_parser.py` (0.5.19+) and
+  `sglang/srt/server_args_config_parser.py` (0.5.3–0.5.18):
+  `ConfigArgumentMerger`, used by `prepare_server_args`.
+"""
+
+from sgllint.rule import ERROR, Invalid, Rule, Valid
+
+
+class ConfigFileRejected(Rule):
+    code = "SGL113"
+    name = "config-file-rejected"
+    severity = ERROR
+
+    VALID = [
+        Valid.sh("python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --config server.yaml"),
+    ]
+    INVALID = [
+        Invalid.sh(
+            "python -m sglang.launch_server --config a.yaml --config b.yaml",
+            at=("--config", 2),
+            message="Only one allowed",
+        ),
+    ]
+
+    def check(self, launch):
+        version = launch.context.catalog.version
+        # a trailing --config with no file is argparse's missing value (SGL105)
+        valueless = {a.flag_span for a in launch.args if a.field == "config" and a.problem == "missing-value"}
+        for hint in launch.site.hints:
+            if hint.kind != "config-error" or hint.span is None or hint.span in valueless:
+                continue
+            yield self.diagnostic(
+                hint.span,
+                f"SGLang {version} refuses this config: {hint.value}",
+                help="move the option to the command line, or fix the config file as the message says",
+                launch=launch,
+            )
