@@ -384,6 +384,57 @@ def test_deterministic_lists_history():
     assert set(lists["DETERMINISTIC_ATTENTION_BACKEND_CHOICES"]) <= set(lists["ATTENTION_BACKEND_CHOICES"])
 
 
+def test_deterministic_facts_history():
+    """The "deterministic" and "mla_architectures" keys, extracted from each
+    release's own check (research §2.1, with the differences the wheels
+    show: the DeepSeek check and the radix list are already in 0.5.4.post3,
+    0.5.17 still says "DeepSeek models", 0.5.19's hook list equals the
+    fallback's, only 0.5.20+ add Glm5Next to the check alone)."""
+    ds = ["DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"]
+    mistral = ["MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"]
+    for v in catalog.versions():
+        key = catalog.version_key(v)
+        cat = catalog.load(v)
+        facts = cat.deterministic
+        assert cat.mla_architectures and "DeepseekV2ForCausalLM" in cat.mla_architectures
+        if key < (0, 5, 3):
+            assert facts is None
+            continue
+        assert facts["allow_list"] == "DETERMINISTIC_ATTENTION_BACKEND_CHOICES"
+        assert facts["fallback"] is (key >= (0, 5, 4))
+        assert facts["rl_on_policy_target_implies"] is (key >= (0, 5, 4))
+        assert "allow_list" in facts["messages"]
+        check = facts["check_architectures"]
+        if key < (0, 5, 4):
+            assert check == [] and facts["mla_backends"] is None and facts["radix_backends"] is None
+            continue
+        expected = list(ds)
+        if key >= (0, 5, 6):
+            expected += mistral
+        if key >= (0, 5, 9):
+            expected.append("GlmMoeDsaForCausalLM")
+        if key >= (0, 5, 18):
+            expected.append("Glm4MoeLiteForCausalLM")
+        assert facts["fallback_architectures"] == expected, v
+        assert check == expected + (["Glm5NextForConditionalGeneration"] if key >= (0, 5, 20) else []), v
+        if key < (0, 5, 17):
+            assert facts["mla_backends"] == ["fa3", "triton"] and facts["mla_backends_from"] == "literal"
+            assert facts["fa4_sm_check"] is None and "mla_fa4" not in facts["messages"]
+        else:
+            assert facts["mla_backends"] == cat.list("RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND")
+            assert facts["mla_backends_from"] == "RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND"
+            assert "sm100_or_sm110" in facts["fa4_sm_check"]
+            assert "requires SM100/SM110" in facts["messages"]["mla_fa4"]
+        wording = "absorbed-MLA models" if key >= (0, 5, 18) else "DeepSeek models"
+        assert wording in facts["messages"]["mla_backend"], v
+        assert facts["radix_backends"] == cat.list("RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND")
+        where = "arg_groups/attention_hook.py" if key >= (0, 5, 19) else "server_args.py"
+        assert where in facts["check"]
+    assert catalog.load("0.5.16").deterministic["messages"]["mla_backend"].startswith("Currently only ['fa3', 'triton']")
+    assert "KimiK25ForConditionalGeneration" in catalog.load("0.5.23").mla_architectures
+    assert "DeepseekV4ForCausalLM" not in catalog.load("0.5.23").mla_architectures
+
+
 def test_fields():
     c = catalog.load("0.5.23")
     assert len(c.fields) == 546

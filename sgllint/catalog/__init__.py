@@ -43,6 +43,34 @@ in ``fields``, ``cli`` is left out when true.  Extra keys: ``const``,
 ``hidden`` (help=SUPPRESS), ``help_deprecated`` (help says deprecated but
 SGLang neither warns nor errors), top-level ``test_constants`` (UPPER_CASE
 str/int constants of ``sglang/test/test_utils.py``), ``sglang_full_version``.
+
+Facts extracted from SGLang's validation code (by
+``sgllint/catalog/_gen_deterministic.py``; read them through
+`Catalog.facts`, which is ``{}`` for catalogs without them):
+
+``"deterministic"`` (releases with ``--enable-deterministic-inference``,
+0.5.3+)::
+
+    {"check": "<file>:<function>",          # the deterministic hook
+     "backend_pass": "<file>:<function>",   # fills/validates the backend
+     "rl_on_policy_target_implies": bool,   # --rl-on-policy-target turns it on
+     "allow_list": "DETERMINISTIC_ATTENTION_BACKEND_CHOICES",  # a "lists" key
+     "fallback": bool,                      # None gets a default (else rejected)
+     "check_architectures": [...],          # architectures[0] the absorbed-MLA
+                                            # ("DeepSeek") validation uses
+     "fallback_architectures": [...],       # the list the fallback choice uses
+     "mla_backends": [...] | null,          # backends allowed for those models
+     "mla_backends_from": "literal" | "<list constant>" | null,
+     "fa4_sm_check": "<predicate>" | null,  # fa4 + MLA needs SM100/SM110
+     "radix_backends": [...] | null,        # backends that keep the radix cache
+     "radix_backends_from": "literal" | "<list constant>" | null,
+     "messages": {"allow_list", "mla_backend", "mla_fa4", "radix_disabled",
+                  "fallback": SGLang's message with {backend} and
+                  {<LIST CONSTANT>} placeholders}}
+
+``"mla_architectures"``: the architectures ``sglang/srt/configs/model_config.py``
+marks ``AttentionArch.MLA`` (SGLang's ``use_mla_backend``; any entry of
+``config.json`` ``architectures``).
 """
 
 from __future__ import annotations
@@ -55,6 +83,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 DATA_DIR = Path(__file__).parent / "data"
+#: top-level catalog keys loaded into `Catalog.facts`
+FACT_KEYS = ("deterministic", "mla_architectures")
 _FILE_RE = re.compile(r"^sglang-(\d+(?:\.\d+)*)\.json$")
 
 
@@ -133,6 +163,9 @@ class Catalog:
     lists: dict[str, list]
     by_string: dict[str, Option] = field(default_factory=dict)
     by_field: dict[str, list[Option]] = field(default_factory=dict)
+    #: facts extracted from SGLang's validation code, by top-level key
+    #: ("deterministic", "mla_architectures"); {} for catalogs without them
+    facts: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for opt in self.options:
@@ -167,6 +200,16 @@ class Catalog:
 
     def list(self, name: str) -> Optional[list]:
         return self.lists.get(name)
+
+    @property
+    def deterministic(self) -> Optional[dict]:
+        """The ``"deterministic"`` facts, None when the release has no
+        deterministic inference (or the catalog predates the key)."""
+        return self.facts.get("deterministic")
+
+    @property
+    def mla_architectures(self) -> Optional[list]:
+        return self.facts.get("mla_architectures")
 
 
 @functools.lru_cache(maxsize=None)
@@ -260,4 +303,5 @@ def load(version: str) -> Catalog:
         options=[_option(o, helps) for o in raw["options"]],
         fields=fields,
         lists={k: list(v) for k, v in (raw.get("lists") or {}).items()},
+        facts={k: raw[k] for k in FACT_KEYS if raw.get(k) is not None},
     )

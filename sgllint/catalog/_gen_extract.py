@@ -32,6 +32,7 @@ from ._gen_eval import (
     has_unknown,
     is_unknown,
 )
+from ._gen_deterministic import deterministic_facts, mla_architectures
 from ._gen_source import Source
 
 SERVER_ARGS = "sglang.srt.server_args"
@@ -881,10 +882,13 @@ def extract(source: Source) -> dict:
             if s in seen:
                 raise GenerationError(f"option string {s} registered twice (conflict in argparse)")
             seen[s] = i
+    lists = collect_lists(project, sa, mods)
     return {
         "era": era,
         "options": options,
         "fields": fields_json,
-        "lists": collect_lists(project, sa, mods),
+        "lists": lists,
         "test_constants": test_constants(project),
+        "deterministic": deterministic_facts(project, sa, lists),
+        "mla_architectures": mla_architectures(project),
     }

@@ -31,6 +31,8 @@ from ._gen_source import Source, base_version
 
 GENERATOR = "sgllint.catalog.generate"
 HELP_TABLE = "help.json"
+#: top-level keys holding facts extracted from SGLang's validation code
+FACT_KEYS = ("deterministic", "mla_architectures")
 _OPTION_KEYS = (
     "strings",
     "dest",
@@ -127,12 +129,18 @@ def build_catalog(source: Source, help_table: Optional[dict] = None) -> dict:
         "lists": data["lists"],
         "test_constants": data["test_constants"],
     }
+    # Facts of SGLang's deterministic-inference check and its MLA list
+    # (see _gen_deterministic); left out when the release has none.
+    for key in FACT_KEYS:
+        if data.get(key) is not None:
+            catalog[key] = data[key]
     return catalog
 
 
 def dumps(obj: Any) -> str:
     """Deterministic, compact-but-diffable JSON: one option per line."""
-    head = {k: v for k, v in obj.items() if k not in ("options", "fields", "lists", "test_constants")}
+    tail_keys = ("fields", "lists", "test_constants") + tuple(k for k in FACT_KEYS if k in obj)
+    head = {k: v for k, v in obj.items() if k not in ("options",) + tail_keys}
     lines = ["{"]
     for k, v in head.items():
         lines.append(f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)},")
@@ -141,7 +149,8 @@ def dumps(obj: Any) -> str:
     for i, o in enumerate(opts):
         lines.append(json.dumps(o, ensure_ascii=False, separators=(",", ":")) + ("," if i < len(opts) - 1 else ""))
     lines.append("],")
-    for key in ("fields", "lists", "test_constants"):
+    for n, key in enumerate(tail_keys):
+        last = n == len(tail_keys) - 1
         val = obj.get(key)
         if isinstance(val, dict):
             lines.append(f'"{key}": {{')
@@ -149,9 +158,9 @@ def dumps(obj: Any) -> str:
             for i, (k, v) in enumerate(items):
                 sep = "," if i < len(items) - 1 else ""
                 lines.append(f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False, separators=(',', ':'))}{sep}")
-            lines.append("}" + ("," if key != "test_constants" else ""))
+            lines.append("}" + ("" if last else ","))
         else:
-            sep = "," if key != "test_constants" else ""
+            sep = "" if last else ","
             lines.append(f'"{key}": {json.dumps(val, ensure_ascii=False, separators=(",", ":"))}{sep}')
     lines.append("}")
     return "\n".join(lines) + "\n"
