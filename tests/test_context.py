@@ -104,3 +104,32 @@ def test_compare_to_upgrade_preview(tmp_path, run_cli):
     new_section = r.stdout.split("New diagnostics")[1].split("Diagnostics that go away")[0]
     assert "SGL106" in new_section and "SGL102" in new_section
     assert "Defaults that change" in r.stdout
+
+
+def test_kubernetes_image_tag_selects_the_release(tmp_path, run_cli):
+    """Issue acceptance: a manifest with image lmsysorg/sglang:v0.5.4 is judged
+    against 0.5.4 with no flag or config. --enable-double-sparsity exists in
+    0.5.4 and was removed in 0.5.11, so the same manifest on v0.5.23 gets SGL106.
+    (--enable-ep-moe is not usable for this: SGLang 0.5.4 itself rejects it
+    (DeprecatedAction raises ValueError in 0.5.4's server_args.py) and
+    0.5.4.post3, the catalog shipped for 0.5.4, no longer has it.)"""
+    manifest = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: sglang}
+spec:
+  containers:
+    - name: server
+      image: lmsysorg/sglang:TAG
+      args: ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-7B-Instruct", "--enable-double-sparsity"]
+"""
+    (tmp_path / "old.yaml").write_text(manifest.replace("TAG", "v0.5.4"))
+    (tmp_path / "new.yaml").write_text(manifest.replace("TAG", "v0.5.23"))
+    r = run_cli("check", ".", "--output-format", "concise", "--no-environment", "--isolated", "--show-context")
+    lines = r.stdout.splitlines()
+    assert any(l.startswith("old.yaml:8:") and "SGLang 0.5.4 from image tag" in l for l in lines), lines
+    findings = [l for l in lines if " SGL1" in l]
+    assert findings == [
+        "new.yaml:8:99: SGL106 --enable-double-sparsity was removed in SGLang 0.5.11 (last in 0.5.10); "
+        "this launch targets 0.5.23 [removed-flag]"
+    ]
