@@ -29,7 +29,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --cuda-grap
   `sglang/srt/server_args.py`.
 """
 
-from sgllint.diagnostic import Severity
+from sgllint.diagnostic import Edit, Fix, Severity
 from sgllint.rule import WARNING, Invalid, Rule, Valid
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
@@ -42,11 +42,12 @@ class DeprecatedFlag(Rule):
 
     VALID = [
         Valid.sh(f"{LAUNCH} --cuda-graph-backend-decode disabled"),
-        Valid.sh(f"{LAUNCH} --attn-dp-size 2", sglang="0.5.23"),
+        Valid.sh(f"{LAUNCH} --tp-size 2 --attn-dp-size 2", sglang="0.5.23"),
     ]
     INVALID = [
         Invalid.sh(f"{LAUNCH} --disable-cuda-graph", at="--disable-cuda-graph", message="--cuda-graph-backend", sglang="0.5.23"),
-        Invalid.sh(f"{LAUNCH} --dp-size 2 --enable-dp-attention", at="--enable-dp-attention", sglang="0.5.23"),
+        Invalid.sh(f"{LAUNCH} --tp-size 2 --dp-size 2 --enable-dp-attention", at="--enable-dp-attention", sglang="0.5.23"),
+        Invalid.sh(f"{LAUNCH} --cuda-graph-max-bs 16", at="--cuda-graph-max-bs", message="deprecated", sglang="0.5.19"),
     ]
 
     def check(self, launch):
@@ -68,4 +69,22 @@ class DeprecatedFlag(Rule):
                 help_text = dep.message
             else:
                 help_text = "remove it; it has no effect"
-            yield self.diagnostic(arg.flag_span, message, help=help_text, severity=severity, launch=launch)
+            fix = _replacement_fix(arg, dep.replacement, launch.context.catalog)
+            yield self.diagnostic(arg.flag_span, message, help=help_text, severity=severity, fix=fix, launch=launch)
+
+
+def _replacement_fix(arg, replacement, catalog):
+    """Rename the flag only when the replacement is one flag spelling that
+    stores the same value into the same setting (an alias), never when the
+    replacement is a different flag, a value or several flags."""
+    if not replacement or arg.origin != "cli":
+        return None
+    new = catalog.by_string.get(replacement)
+    old = arg.option
+    if new is None or new.deprecated is not None or new.field is None or new.field != old.field:
+        return None
+    if (old.takes_value, old.nargs, old.type) != (new.takes_value, new.nargs, new.type):
+        return None
+    if arg.flag_span.text.strip("\"'") != arg.spelling:
+        return None  # the flag is not written as one plain word
+    return Fix(message=f"replace {arg.spelling} with {replacement}", edits=(Edit(arg.flag_span, replacement),), applicability="safe")

@@ -13,13 +13,13 @@ image tag.
 ## Example
 ```sh
 # sgllint: sglang=0.5.10
-python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --attn-dp-size 2
+python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp-size 2 --attn-dp-size 2
 ```
 
 ## Use instead
 ```sh
 # sgllint: sglang=0.5.10
-python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --dp-size 2 --enable-dp-attention
+python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp-size 2 --dp-size 2 --enable-dp-attention
 ```
 
 ## References
@@ -39,10 +39,10 @@ class FlagNotYetAvailable(Rule):
     severity = ERROR
 
     VALID = [
-        Valid.sh(f"{LAUNCH} --attn-dp-size 2", sglang="0.5.23"),
+        Valid.sh(f"{LAUNCH} --tp-size 2 --attn-dp-size 2", sglang="0.5.23"),
     ]
     INVALID = [
-        Invalid.sh(f"{LAUNCH} --attn-dp-size 2", at="--attn-dp-size", message="0.5.10", sglang="0.5.10"),
+        Invalid.sh(f"{LAUNCH} --tp-size 2 --attn-dp-size 2", at="--attn-dp-size", message="0.5.10", sglang="0.5.10"),
     ]
 
     def check(self, launch):
