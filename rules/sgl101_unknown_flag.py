@@ -33,7 +33,10 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --enable-me
 - Underscore spellings: sgl-project/sglang#5032, #12818.
 """
 
+import difflib
+
 from sgllint.catalog import history
+from sgllint.diagnostic import Edit, Fix
 from sgllint.rule import ERROR, Invalid, Rule, Valid
 from sgllint.suggest import closest, split_glued
 
@@ -102,6 +105,7 @@ class UnknownFlag(Rule):
                 arg.flag_span,
                 f"'{spelling}' is not an option of SGLang {catalog.version}; SGLang flags are spelled with dashes",
                 help=f"use {dashed}",
+                fix=_rename(arg, dashed),
                 launch=launch,
             )
         guess = closest(dashed, strings)
@@ -109,6 +113,7 @@ class UnknownFlag(Rule):
             arg.flag_span,
             f"'{spelling}' is not an option of SGLang {catalog.version}",
             help=f"did you mean {guess}?" if guess else "run `sglang serve --help` for the list of options",
+            fix=_rename(arg, guess) if guess and _unambiguous(dashed, guess, strings) else None,
             launch=launch,
         )
 
@@ -116,14 +121,36 @@ class UnknownFlag(Rule):
         catalog = launch.context.catalog
         name = arg.spelling
         cli = catalog.by_string.get("--" + name.replace("_", "-"))
+        fix = None
         if cli is not None and cli.field and cli.field != name:
             hint = f"keyword arguments are ServerArgs field names: use {cli.field}="
+            fix = _rename(arg, cli.field)
         else:
             guess = closest(name, catalog.fields)
             hint = f"did you mean {guess}=?" if guess else "keyword arguments must be ServerArgs field names"
+            if guess and _unambiguous(name, guess, catalog.fields):
+                fix = _rename(arg, guess)
         yield self.diagnostic(
             arg.flag_span,
             f"'{name}' is not a ServerArgs field in SGLang {catalog.version}",
             help=hint,
+            fix=fix,
             launch=launch,
         )
+
+
+def _unambiguous(word, guess, candidates):
+    """The guess is the only candidate at its similarity, clearly ahead of
+    the next one (a typo fix must not pick between two near-equal names)."""
+    def score(c):
+        return difflib.SequenceMatcher(None, word, c).ratio()
+
+    best = score(guess)
+    return all(score(c) < best - 0.05 for c in dict.fromkeys(candidates) if c != guess)
+
+
+def _rename(arg, new):
+    """Unsafe: a rename changes which setting the launch configures."""
+    if arg.flag_span.text.strip("\"'") != arg.spelling or arg.origin not in ("cli", "kwarg"):
+        return None  # not written as one plain word (--flag=value, a glued token)
+    return Fix(message=f"replace {arg.spelling} with {new}", edits=(Edit(arg.flag_span, new),), applicability="unsafe")

@@ -22,7 +22,18 @@ def _csv(value: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip())
 
 
+def _output_spec(value: str) -> tuple[str, str]:
+    from sgllint.output import FORMATS
+
+    fmt, sep, path = value.partition(":")
+    if not sep or not path or fmt not in FORMATS:
+        raise argparse.ArgumentTypeError(f"expected FORMAT:PATH with FORMAT one of {', '.join(FORMATS)}, got {value!r}")
+    return fmt, path
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from sgllint.output import FORMATS
+
     parser = argparse.ArgumentParser(
         prog="sgllint",
         description="Static linter for SGLang launch configurations.",
@@ -33,7 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="lint files and directories", allow_abbrev=False)
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .); - reads stdin")
-    check.add_argument("--output-format", choices=["full", "concise", "json"], default=None, help="default: full")
+    check.add_argument("--output-format", choices=list(FORMATS), default=None, help="default: full")
+    check.add_argument("--output", dest="outputs", action="append", type=_output_spec, default=[], metavar="FORMAT:PATH",
+                       help="also write the diagnostics in FORMAT to PATH (repeatable: --output sarif:report.sarif --output junit:junit.xml)")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes to the files")
+    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff: apply unsafe fixes too")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff instead of writing them")
     check.add_argument("--fail-on", choices=["error", "warning", "info"], default=None, help="lowest severity that fails the run (default: warning)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics remain")
     check.add_argument("--select", type=_csv, default=None, help="codes, prefixes or names to enable (replaces the configured set)")
@@ -55,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules = sub.add_parser("rules", help="list all rules")
     rules.add_argument("--markdown", action="store_true", help="render the README table")
+
+    sub.add_parser("lsp", help="run the language server over stdio (needs the 'lsp' extra)")
     return parser
 
 
@@ -68,6 +86,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _rule(args.code)
         if args.command == "rules":
             return _rules(args.markdown)
+        if args.command == "lsp":
+            return _lsp()
     except BrokenPipeError:  # `sgllint check | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_CLEAN
@@ -127,7 +147,15 @@ def _check(args) -> int:
             return EXIT_ERROR
         return _compare(args, groups)
 
-    results = _lint_groups(args, groups, args.sglang_version)
+    options_of: dict = {}
+    results = _lint_groups(args, groups, args.sglang_version, options_of)
+    if args.fix or args.diff:
+        if "-" in args.paths and not args.diff:
+            print("sgllint: error: --fix cannot write stdin; use --diff", file=sys.stderr)
+            return EXIT_ERROR
+        code, results = _fix(args, results, options_of)
+        if code is not None:
+            return code
     if args.fail_on:
         fail_on = Severity.parse(args.fail_on)
     else:
@@ -145,6 +173,13 @@ def _check(args) -> int:
     text = renderer(fmt)(diagnostics)
     if text:
         out.write(text)
+    for extra_fmt, extra_path in args.outputs:
+        try:
+            Path(extra_path).parent.mkdir(parents=True, exist_ok=True)
+            Path(extra_path).write_text(renderer(extra_fmt)(diagnostics), encoding="utf-8")
+        except OSError as e:
+            print(f"sgllint: error: cannot write {extra_path}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_ERROR
     for r in results:
         if r.skipped and r.skipped != "not a supported format":
             print(f"sgllint: warning: skipped {r.path}: {r.skipped}", file=sys.stderr)
@@ -178,7 +213,50 @@ def _unique(diagnostics):
     return out
 
 
-def _lint_groups(args, groups, version):
+def _fix(args, results, options_of):
+    """--fix / --diff: fix in passes. --fix writes the files and returns the
+    results after fixing for the normal report (exit code None); --diff
+    prints the diff and returns its exit code (1 when something would
+    change)."""
+    from sgllint.engine import lint_source
+    from sgllint.fixes import run_fixes
+
+    def relint(path, text, fmt):
+        return lint_source(path, text, options_of[path], fmt)
+
+    def write(path, text):
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+
+    run, final = run_fixes(results, relint, unsafe=args.unsafe_fixes, write=None if args.diff else write)
+    noun = "diagnostic" if run.fixed == 1 else "diagnostics"
+    if args.diff:
+        sys.stdout.write(run.diff())
+        print(f"Would fix {run.fixed} {noun}", file=sys.stderr)
+        return (EXIT_FINDINGS if run.changed() and not args.exit_zero else EXIT_CLEAN), final
+    print(f"Fixed {run.fixed} {noun}", file=sys.stderr)
+    if run.dropped:
+        print(f"sgllint: warning: {run.dropped} fix(es) not applied: the file would no longer parse", file=sys.stderr)
+    return None, final
+
+
+def _lsp() -> int:
+    try:
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError:
+        print(
+            "sgllint: error: `sgllint lsp` needs pygls 2.x and lsprotocol: pip install 'sgllint[lsp]'",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    from sgllint.lsp import serve
+
+    serve()
+    return EXIT_CLEAN
+
+
+def _lint_groups(args, groups, version, options_of=None):
     from sgllint.diagnostic import Severity
     from sgllint.engine import Options, lint_paths, lint_source
 
@@ -195,9 +273,12 @@ def _lint_groups(args, groups, version):
         for p in paths:
             if p == "-":
                 text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-                results.append(lint_source(args.stdin_filename or "-", text, options))
+                found = [lint_source(args.stdin_filename or "-", text, options)]
             else:
-                results.extend(lint_paths([p], options))
+                found = list(lint_paths([p], options))
+            results.extend(found)
+            if options_of is not None:
+                options_of.update((r.path, options) for r in found)
     return results
 
 

@@ -22,12 +22,14 @@ from sgllint.diagnostic import Diagnostic, Severity
 from sgllint.extract import detect_format, extractor
 from sgllint.extract.argv import resolve
 from sgllint.model import FileFacts, Launch, ParseProblem, Source, Span
+from sgllint.prefilter import may_launch
 from sgllint.rule import INTERNAL_ERROR, Rule, builtin_rules
-from sgllint.suppress import Suppressions
+from sgllint.suppress import _NOQA_RE, Suppressions
 
 #: the largest file read; anything bigger is skipped with a message
 MAX_FILE_BYTES = 16 * 1024 * 1024
 #: cheap byte test before any parse: a file without it holds no launch
+#: (the per-format launch shapes of `sgllint.prefilter` come next)
 PREFILTER = "sglang"
 
 
@@ -37,6 +39,9 @@ class Options:
     sglang_version: Optional[str] = None  # --sglang-version
     gpu: Optional[str] = None  # --gpu H100 / --sm 90
     use_environment: bool = True  # consult the installed sglang's version
+    # honour ``# noqa`` comments; the flake8 plugin turns this off because
+    # flake8 applies its own noqa (``# sgllint: ignore[...]`` still applies)
+    noqa: bool = True
     rules: Optional[list[type[Rule]]] = None  # default: the built-in rules
 
 
@@ -158,8 +163,11 @@ def run_rules(facts: FileFacts, launches: list[Launch], rules: list[Rule]) -> li
     return out
 
 
-def finish(diagnostics: Iterable[Diagnostic], facts: FileFacts, config: Config) -> list[Diagnostic]:
-    """Apply suppressions and severity overrides, dedupe and sort."""
+def finish(diagnostics: Iterable[Diagnostic], facts: FileFacts, config: Config, noqa: bool = True) -> list[Diagnostic]:
+    """Apply suppressions and severity overrides, dedupe and sort. With
+    ``noqa=False`` only ``sgllint: ignore`` comments suppress."""
+    if not noqa:
+        facts = FileFacts(source=facts.source, format=facts.format, comments=[(o, _NOQA_RE.sub("", t)) for o, t in facts.comments])
     kept = Suppressions.from_facts(facts).filter(diagnostics)
     seen = set()
     result = []
@@ -182,14 +190,14 @@ def lint_source(path: str, text: str, options: Optional[Options] = None, fmt: Op
     if fmt is None:
         result.skipped = "not a supported format"
         return result
-    if PREFILTER not in text:
-        return result
+    if not may_launch(fmt, text):
+        return result  # no launch shape: nothing to parse (sgllint/prefilter.py)
     source = Source(path, text)
     facts = extract(source, fmt)
     launches = resolve_launches(facts, options)
     rules = _ruleset(options).for_path(path)
     result.launches = launches
-    result.diagnostics = finish(run_rules(facts, launches, rules), facts, options.config)
+    result.diagnostics = finish(run_rules(facts, launches, rules), facts, options.config, options.noqa)
     return result
 
 
@@ -207,7 +215,7 @@ def lint_file(path: str, options: Optional[Options] = None, fmt: Optional[str] =
         return FileResult(path=path, format=fmt, skipped=f"larger than {MAX_FILE_BYTES // 2**20} MiB")
     if b"\0" in data[:8192]:
         return FileResult(path=path, format=fmt, skipped="binary file")
-    if PREFILTER.encode() not in data:
+    if not may_launch(fmt, data):
         return FileResult(path=path, format=fmt)
     return lint_source(path, decode(data), options, fmt)
 

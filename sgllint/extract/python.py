@@ -72,13 +72,26 @@ def extract(source: Source) -> FileFacts:
         return facts
     lines = _Lines(source)
     facts.comments = _comments(source.text)
-    module = _parse(libcst, lines, facts)
-    if module is None:
-        return facts
     has_calls = _CANDIDATE.search(source.text) is not None
     has_hydra = HYDRA_MARKER.search(source.text) is not None
     if not (has_calls or has_hydra):
-        return facts  # nothing to look at: positions are never computed
+        # nothing to look at: CPython's parser (20-50x faster than libcst)
+        # proves the file parses; libcst only locates a syntax error
+        if _python_syntax_error(lines.parsed) is None:
+            return facts
+        _parse(libcst, lines, facts)
+        return facts  # positions are never computed
+    module = None
+    if lines._to_original is None:
+        reduced = _reduced_text(source.text)
+        if reduced is not None:
+            module = _parse_quietly(libcst, reduced)
+            if module is not None:
+                lines.parsed = reduced  # same lines, same columns: offsets stay exact
+    if module is None:
+        module = _parse(libcst, lines, facts)
+    if module is None:
+        return facts
     _find_launches(_Context(source, lines, module), module, facts, has_calls, has_hydra)
     facts.sites.sort(key=lambda s: (s.span.start, s.span.end))
     return facts
@@ -173,6 +186,118 @@ def _parse(libcst, lines: _Lines, facts: FileFacts):
     return None
 
 
+def _parse_quietly(libcst, text: str):
+    """libcst's module for ``text``, or None (the full parse then reports)."""
+    try:
+        return libcst.parse_module(text)
+    except BaseException as exc:  # the native parser may panic
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        return None
+
+
+# ---------------------------------------------------------------------------
+# Parsing only what can launch: CPython's ast finds the functions and classes
+# that cannot hold a launch; their bodies are replaced by ``pass`` (lines kept,
+# so every kept line is unchanged and libcst positions map to the same
+# offsets) before libcst, 20-50x slower, parses the file.
+# ---------------------------------------------------------------------------
+
+#: a launcher inside a string: process calls then may start a server
+_LAUNCHER_STRING = re.compile(r"sglang\.launch_server|sglang_router\.launch_server|sglang serve|sglang[\"']")
+#: the last name of every callee a launch can be (`_py_launches`)
+_SGLANG_CALLEES = frozenset({"Engine", "Runtime", "ServerArgs", "popen_launch_server", "launch_server_cmd"})
+_PROCESS_CALLEES = frozenset(
+    {
+        "run", "Popen", "call", "check_call", "check_output", "getoutput", "getstatusoutput", "system", "popen",
+        "create_subprocess_shell", "create_subprocess_exec", "execv", "execve", "execvp", "execvpe", "execl",
+        "execlp", "execle", "execlpe",
+    }
+)  # fmt: skip
+#: text that makes a function relevant whatever its calls are
+_RELEVANT_TEXT = re.compile(_CANDIDATE.pattern + r"|\.sglang\.|" + _LAUNCHER_STRING.pattern)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _reduced_text(text: str) -> Optional[str]:
+    """``text`` with the bodies of functions and classes that cannot hold a
+    launch replaced by ``pass`` and blank lines, or None to parse it whole.
+
+    A body is kept when its text names a launch call, a launcher, a Hydra
+    key, or it calls a process function (when the file holds a launcher
+    string) or a name the file aliases (``import x as y``, ``y = x.f``).
+    Function bodies only bind names of their own scope, so dropping one
+    never changes what another statement sees (`_py_flow`)."""
+    if "\r" in text or "\f" in text or "\v" in text:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+    callees = set(_SGLANG_CALLEES)
+    if _LAUNCHER_STRING.search(text):
+        callees |= _PROCESS_CALLEES
+    try:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                callees.update(a.asname for a in node.names if a.asname)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if isinstance(node.value, (ast.Name, ast.Attribute, ast.Tuple, ast.List)):
+                    for target in targets:
+                        callees.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    except RecursionError:
+        return None
+    lines = text.split("\n")
+    changed = [False]
+
+    def relevant(node) -> bool:
+        segment = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+        if _RELEVANT_TEXT.search(segment):
+            return True
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call):
+                func = sub.func
+                name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+                if name is None or name in callees:
+                    return True  # a callee this pass cannot name is kept
+        return False
+
+    def reduce(body) -> None:
+        for node in body:
+            if not isinstance(node, _DEFS) or node.end_lineno is None:
+                continue
+            if node.body[0].lineno <= node.lineno:
+                continue  # `def f(): return x` on one line
+            if not relevant(node):
+                if _stub(lines, node):
+                    changed[0] = True
+            elif isinstance(node, ast.ClassDef):
+                reduce(node.body)
+
+    try:
+        reduce(tree.body)
+    except RecursionError:
+        return None
+    return "\n".join(lines) if changed[0] else None
+
+
+def _stub(lines: list[str], node) -> bool:
+    """Replace ``node``'s body by ``pass`` on the body's first line."""
+    first = node.body[0]
+    start, end = first.lineno, node.end_lineno
+    head = lines[start - 1]
+    indent = head[: first.col_offset]
+    if indent.strip() or start <= node.lineno:
+        return False  # the body starts on the header's last line
+    lines[start - 1] = indent + "pass"
+    for i in range(start, end):
+        lines[i] = ""
+    return True
+
+
 def _syntax_problem(lines: _Lines, exc) -> ParseProblem:
     """Where the file stops being Python. CPython's own parser locates the
     error best (libcst's native parser reports column 0); libcst's position
@@ -216,6 +341,7 @@ class _Context:
         self.lines = lines
         self.module = module
         self._positions = None
+        self._statement_lines: Optional[dict[int, int]] = None
 
     def _position(self, node):
         if self._positions is None:
@@ -235,4 +361,78 @@ class _Context:
         return self.span(node).text
 
     def line(self, node) -> int:
+        """The first line of ``node``. Compound statements (the only nodes
+        asked for) are looked up in a map built by walking the statements of
+        libcst's and CPython's trees side by side: resolving libcst positions
+        regenerates the whole module's code, 100x slower."""
+        if self._positions is None:
+            if self._statement_lines is None:
+                self._statement_lines = _statement_lines(self.module, self.lines.parsed)
+            line = self._statement_lines.get(id(node))
+            if line is not None:
+                return line
         return self._position(node).start.line
+
+
+def _statement_lines(module, text: str) -> dict[int, int]:
+    """id(libcst if/for/while/try/match statement) -> its first line, by
+    pairing libcst's statements with CPython's in document order; empty when
+    the two trees do not pair up (the caller then resolves positions)."""
+    import libcst as cst
+
+    kinds_cst = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match)
+    kinds_ast = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match)
+    found_cst: list = []
+    found_ast: list = []
+
+    def suites_cst(node):
+        body = getattr(node, "body", None)
+        if body is not None and not isinstance(node, cst.Module):
+            yield getattr(body, "body", ())
+        elif isinstance(node, cst.Module):
+            yield node.body
+        for handler in getattr(node, "handlers", ()) or ():
+            yield handler.body.body
+        for case in getattr(node, "cases", ()) or ():
+            yield case.body.body
+        orelse = getattr(node, "orelse", None)
+        if isinstance(orelse, cst.If):
+            yield (orelse,)
+        elif orelse is not None:
+            yield orelse.body.body
+        final = getattr(node, "finalbody", None)
+        if final is not None:
+            yield final.body.body
+
+    def walk_cst(node):
+        for suite in suites_cst(node):
+            for statement in suite:
+                if isinstance(statement, kinds_cst):
+                    found_cst.append(statement)
+                if not isinstance(statement, cst.SimpleStatementLine) and hasattr(statement, "body"):
+                    walk_cst(statement)
+
+    def walk_ast(statements):
+        for statement in statements:
+            if isinstance(statement, kinds_ast):
+                found_ast.append(statement)
+            for name in ("body", "handlers", "orelse", "finalbody", "cases"):
+                part = getattr(statement, name, None)
+                if isinstance(part, list) and part and not isinstance(part[0], ast.expr):
+                    walk_ast(part)
+
+    try:
+        walk_cst(module)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            walk_ast(ast.parse(text).body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, AttributeError):
+        return {}
+    if len(found_cst) != len(found_ast):
+        return {}
+    out = {}
+    for a, b in zip(found_cst, found_ast):
+        if type(a).__name__ != type(b).__name__.replace("AsyncFor", "For"):
+            return {}
+        out[id(a)] = b.lineno
+    return out

@@ -13,6 +13,12 @@ FORMATS = {
     "full": "sgllint.output.full",
     "concise": "sgllint.output.concise",
     "json": "sgllint.output.json",
+    "json-lines": "sgllint.output.json_lines",
+    "sarif": "sgllint.output.sarif",
+    "github": "sgllint.output.github",
+    "gitlab": "sgllint.output.gitlab",
+    "junit": "sgllint.output.junit",
+    "lsp": "sgllint.output.lsp",
 }
 
 
