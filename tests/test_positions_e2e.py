@@ -1,6 +1,8 @@
 """Findings inside embedded scripts land on the token's real line and
 column: a `run: |` block, an `sh -c` string in a Kubernetes list, a compose
-`command: >` folded scalar, a Markdown fence (golden: fixtures/e2e/expected.txt)."""
+`command: >` folded scalar, a Markdown fence, a TOML multi-line string and
+argv array, a Dockerfile shell-form CMD with a comment inside its
+continuation, a Python keyword (golden: fixtures/e2e/expected.txt)."""
 
 from __future__ import annotations
 
@@ -17,4 +19,5 @@ def test_embedded_findings_at_true_positions(run_cli):
         path, ln, col = line.split(":")[:3]
         text = (FIXTURES / path).read_text().splitlines()[int(ln) - 1]
         token = line.split("'")[1]
-        assert text[int(col) - 1 :].startswith(token), (line, text)
+        at = text[int(col) - 1 :]
+        assert at.startswith(token) or at.startswith(('"' + token, "'" + token)), (line, text)
