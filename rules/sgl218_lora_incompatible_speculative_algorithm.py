@@ -13,12 +13,12 @@ decoding, not STANDALONE.`
 
 ## Example
 ```sh
-python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --enable-lora --speculative-algorithm STANDALONE --speculative-draft-model-path meta-llama/Llama-3.2-1B-Instruct
+python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --enable-lora --lora-paths my-adapter --speculative-algorithm STANDALONE --speculative-draft-model-path meta-llama/Llama-3.2-1B-Instruct
 ```
 
 ## Use instead
 ```sh
-python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --enable-lora --speculative-algorithm NGRAM
+python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --enable-lora --lora-paths my-adapter --speculative-algorithm NGRAM
 ```
 
 ## References
@@ -30,7 +30,7 @@ python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --e
 from sgllint import parallel as par
 from sgllint.rule import ERROR, Invalid, Rule, Valid
 
-L = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --enable-lora"
+L = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --enable-lora --lora-paths my-adapter"
 DRAFT = "--speculative-draft-model-path jamesliu1/sglang-EAGLE-Llama-3.1-Instruct-8B"
 OLD = "Currently LoRA is only compatible with NGRAM speculative decoding."
 ALLOWED = ("NGRAM", "EAGLE", "NEXTN", "EAGLE3", "DFLASH", "DSPARK")
@@ -49,7 +49,7 @@ class LoraIncompatibleSpeculativeAlgorithm(Rule):
         Valid.py(
             """
             import sglang as sgl
-            llm = sgl.Engine(model_path="meta-llama/Llama-3.1-8B-Instruct", enable_lora=True, speculative_algorithm="NGRAM")
+            llm = sgl.Engine(model_path="meta-llama/Llama-3.1-8B-Instruct", enable_lora=True, lora_paths=["my-adapter"], speculative_algorithm="NGRAM")
             """
         ),
     ]
