@@ -111,6 +111,12 @@ MODEL_OVERRIDES: tuple[ModelOverride, ...] = (
     # GPT-OSS, Llama-4, Gemma-4 on SM100: trtllm_mha
     ModelOverride(frozenset({"GptOssForCausalLM"}), "trtllm_mha", "0.5.3", sm_majors=(10,),
                   where="server_args.py _handle_model_specific_adjustments, model_overrides/gpt_oss.py"),
+    # ... fa3 on SM90 and triton on every other CUDA GPU (0.5.1-0.5.23; the
+    # first match wins, so these stay after the SM100 entry)
+    ModelOverride(frozenset({"GptOssForCausalLM"}), "fa3", "0.5.3", sm_majors=(9,),
+                  where="server_args.py _handle_model_specific_adjustments, model_overrides/gpt_oss.py"),
+    ModelOverride(frozenset({"GptOssForCausalLM"}), "triton", "0.5.3",
+                  where="server_args.py _handle_model_specific_adjustments, model_overrides/gpt_oss.py"),
     ModelOverride(frozenset({"Llama4ForConditionalGeneration", "Llama4ForCausalLM"}), "trtllm_mha", "0.5.4", sm_majors=(10,),
                   where="server_args.py _handle_model_specific_adjustments, model_overrides/llama4.py"),
     ModelOverride(frozenset({"Gemma4ForConditionalGeneration", "Gemma4ForCausalLM"}), "trtllm_mha", "0.5.13", sm_majors=(10,),
