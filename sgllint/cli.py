@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--compare-to", default=None, metavar="X.Y.Z", help="upgrade preview: what changes for these configs from release X.Y.Z to the target")
     check.add_argument("--show-context", action="store_true", help="print each launch's context (SGLang version, ...) and where it came from")
     check.add_argument("--no-environment", action="store_true", help="do not consult the installed sglang's version")
+    check.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="worker processes for large trees (default: one per core; 1: none)")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    check.add_argument("--cache-dir", default=None, metavar="DIR", help="where the result cache lives (default: .sgllint_cache)")
 
     rule = sub.add_parser("rule", help="show a rule's documentation")
     rule.add_argument("code", metavar="CODE|NAME")
@@ -275,11 +278,21 @@ def _lint_groups(args, groups, version, options_of=None):
                 text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
                 found = [lint_source(args.stdin_filename or "-", text, options)]
             else:
-                found = list(lint_paths([p], options))
+                found = [r for r in lint_paths([p], options, **_fast(args)) if r.diagnostics or r.launches or r.skipped]
             results.extend(found)
             if options_of is not None:
                 options_of.update((r.path, options) for r in found)
     return results
+
+
+def _fast(args) -> dict:
+    """Workers and the result cache, unless an option needs every launch
+    (--show-context, --compare-to, --fix, --diff)."""
+    if any(getattr(args, k, None) for k in ("show_context", "compare_to", "fix", "diff")):
+        return {}
+    from sgllint.cache import DEFAULT_DIR
+
+    return {"jobs": args.jobs, "cache_dir": None if args.no_cache else (args.cache_dir or DEFAULT_DIR)}
 
 
 def _compare(args, groups) -> int:

@@ -279,8 +279,20 @@ def iter_files(paths: Iterable[str], config: Config) -> Iterator[tuple[str, bool
             yield arg, True
 
 
-def lint_paths(paths: Iterable[str], options: Optional[Options] = None) -> Iterator[FileResult]:
+def lint_paths(
+    paths: Iterable[str], options: Optional[Options] = None, jobs: Optional[int] = 1, cache_dir: Optional[str] = None
+) -> Iterator[FileResult]:
+    """Lint files and directory trees, streaming one result per file in walk
+    order. ``jobs`` > 1 (or None: one per core) lints in worker processes
+    when the tree is large enough; ``cache_dir`` reuses results of unchanged
+    files (`sgllint.cache`). Results from workers or the cache carry
+    diagnostics but no `launches`."""
     options = options or Options()
+    if jobs != 1 or cache_dir is not None:
+        from sgllint.workers import lint_many
+
+        yield from lint_many(iter_files(paths, options.config), options, jobs, cache_dir)
+        return
     for path, explicit in iter_files(paths, options.config):
         if not explicit and detect_format(path) is None and Path(path).suffix:
             continue  # a walk skips files of no supported format cheaply

@@ -205,6 +205,9 @@ def _parse_quietly(libcst, text: str):
 
 #: a launcher inside a string: process calls then may start a server
 _LAUNCHER_STRING = re.compile(r"sglang\.launch_server|sglang_router\.launch_server|sglang serve|sglang[\"']")
+#: a process call launches only with one of these words in its command
+#: (``-m sglang.launch_server``, even assembled from parts, or ``sglang serve``)
+_PROCESS_LAUNCHER = re.compile(r"launch_server|\bserve\b")
 #: the last name of every callee a launch can be (`_py_launches`)
 _SGLANG_CALLEES = frozenset({"Engine", "Runtime", "ServerArgs", "popen_launch_server", "launch_server_cmd"})
 _PROCESS_CALLEES = frozenset(
@@ -237,7 +240,7 @@ def _reduced_text(text: str) -> Optional[str]:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
     callees = set(_SGLANG_CALLEES)
-    if _LAUNCHER_STRING.search(text):
+    if _PROCESS_LAUNCHER.search(text):
         callees |= _PROCESS_CALLEES
     try:
         for node in ast.walk(tree):
