@@ -93,15 +93,28 @@ _DS_OVERRIDE = "server_args.py _handle_model_specific_adjustments (<=0.5.18), ar
 MODEL_OVERRIDES: tuple[ModelOverride, ...] = (
     # DeepSeek V3/R1/V3.1, Kimi-K2 (DeepseekV3ForCausalLM) on SM100: trtllm_mla
     ModelOverride(frozenset({"DeepseekV3ForCausalLM"}), "trtllm_mla", "0.5.3", sm_majors=(10,), dsa=False, where=_DS_OVERRIDE),
-    ModelOverride(frozenset({"MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"}), "trtllm_mla", "0.5.7",
+    # Mistral-Large-3 / Pixtral joined the DeepSeek list of
+    # _handle_model_specific_adjustments in 0.5.6 (0.5.6.post2 wheel), Kimi-K2.5
+    # and GLM-5 (GlmMoeDsaForCausalLM) in 0.5.9 (checked in the 0.5.4.post3,
+    # 0.5.5.post3, 0.5.6.post2, 0.5.7, 0.5.8.post1, 0.5.9, 0.5.10.post1 wheels;
+    # the oracle rejects Kimi-K2.5 on B200/B300 with 'trtllm_mla' in 0.5.10).
+    ModelOverride(frozenset({"MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"}), "trtllm_mla", "0.5.6",
                   sm_majors=(10,), dsa=False, where=_DS_OVERRIDE),
-    ModelOverride(frozenset({"KimiK25ForConditionalGeneration"}), "trtllm_mla", "0.5.12", sm_majors=(10,), dsa=False, where=_DS_OVERRIDE),
+    ModelOverride(frozenset({"KimiK25ForConditionalGeneration"}), "trtllm_mla", "0.5.9", sm_majors=(10,), dsa=False, where=_DS_OVERRIDE),
     ModelOverride(frozenset({"LongcatFlashForCausalLM", "Dots3NoteForCausalLM", "HYV4ForCausalLM"}), "trtllm_mla", "0.5.20",
                   sm_majors=(10,), dsa=False, where="arg_groups/model_overrides/deepseek_v2.py (checked in 0.5.20, 0.5.23)"),
-    # DeepSeek-V3.2 / GLM-5 (DSA): nsa, renamed dsa in 0.5.13, on every GPU
-    ModelOverride(frozenset({"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "MistralLarge3ForCausalLM",
-                             "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM", "Glm5NextForConditionalGeneration"}),
+    # DeepSeek-V3.2 / GLM-5 (DSA): nsa, renamed dsa in 0.5.13, on every GPU.
+    # DeepseekV32ForCausalLM is named in the list only from 0.5.12; before, the
+    # release's own config loader (utils/hf_transformers_utils.py
+    # _load_deepseek_v32_model) loads a deepseek_v32 config as
+    # DeepseekV3ForCausalLM, so the V3 entry applies (the oracle records it as
+    # sglang_arch on 0.5.4, 0.5.5 and 0.5.10).
+    ModelOverride(frozenset({"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"}),
                   "nsa", "0.5.3", "0.5.12", dsa=True, where=_DS_OVERRIDE + " (is_deepseek_nsa)"),
+    ModelOverride(frozenset({"MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"}),
+                  "nsa", "0.5.6", "0.5.12", dsa=True, where=_DS_OVERRIDE + " (is_deepseek_nsa)"),
+    ModelOverride(frozenset({"GlmMoeDsaForCausalLM"}),
+                  "nsa", "0.5.9", "0.5.12", dsa=True, where=_DS_OVERRIDE + " (is_deepseek_nsa)"),
     ModelOverride(frozenset({"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "MistralLarge3ForCausalLM",
                              "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM", "Glm5NextForConditionalGeneration"}),
                   "dsa", "0.5.13", dsa=True, where=_DS_OVERRIDE + " (is_deepseek_dsa)"),

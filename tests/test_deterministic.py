@@ -210,3 +210,23 @@ def test_judge_matches_the_decision_procedure_on_every_release():
         verdict = det.judge(cat, det.Model("DeepseekV3ForCausalLM", True, mla=True), hardware.find("H100"), "flashinfer")
         has_check = bool(cat.deterministic["check_architectures"])
         assert (verdict.code == "SGL202") is has_check, v
+
+
+@pytest.mark.parametrize(
+    "arch, dsa, first, backend",
+    [
+        # the DeepSeek list of _handle_model_specific_adjustments (server_args.py):
+        # Kimi-K2.5 and GLM-5 joined it in 0.5.9, Mistral-Large-3 in 0.5.6 (0.5.6.post2);
+        # the oracle rejects Kimi-K2.5 on B200 with 'trtllm_mla' in 0.5.10
+        ("KimiK25ForConditionalGeneration", False, "0.5.9", "trtllm_mla"),
+        ("MistralLarge3ForCausalLM", False, "0.5.6", "trtllm_mla"),
+        ("MistralLarge3ForCausalLM", True, "0.5.6", "nsa"),
+        ("GlmMoeDsaForCausalLM", True, "0.5.9", "nsa"),
+    ],
+)
+def test_model_override_boundaries_follow_the_wheels(arch, dsa, first, backend):
+    b200 = hardware.find("B200")
+    before = catalog.versions()[catalog.versions().index(first) - 1]
+    o = det._override(first, arch, dsa, b200)
+    assert o is not None and o.backend == backend
+    assert det._override(before, arch, dsa, b200) is None
