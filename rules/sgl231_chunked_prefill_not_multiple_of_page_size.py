@@ -8,7 +8,12 @@ Computes the page size SGLang uses after its own rewrites — the given
 0.5.17), `hpc_ops` → 64), DeepSeek DSA models → 64, `fa4` on SM100 with a
 non-MLA model → 128 — and checks that a positive `--chunked-prefill-size` is a
 multiple of it. When the result depends on an unknown architecture or GPU it
-reports only if every possible page size fails. Decode servers
+reports only if every possible page size fails. Without `--chunked-prefill-size`
+(0.5.4+), SGLang's own default — 2048, 4096, 8192, 16384 or 32768 by GPU
+memory, all multiples of 2048 — is checked for a text model (`*ForCausalLM`,
+also with `--is-embedding`, which keeps the default: the oracle saw all four
+releases reject `--page-size 48 --is-embedding`; not with `--enable-mis`):
+a page size that does not divide 2048 fails with every default. Decode servers
 (`--disaggregation-mode decode`) and attention-DP launches (which divide the
 chunk size first) are not checked.
 
@@ -34,6 +39,14 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --page-size 32 --chunk
   `_handle_attention_backend_compatibility` (<=0.5.18) and
   `arg_groups/overrides.py` `_mla_backend_page_constraints` (0.5.19+), see
   `sgllint/effective.py`.
+- The default chunk size: `ServerArgs._handle_gpu_memory_settings`
+  (`sglang/srt/server_args.py`, 0.5.4.post3 :692–768) and
+  `arg_groups/memory_hook.py` (0.5.23 :97–177); models and modes that turn
+  chunked prefill off instead (`chunked_prefill_size=-1`):
+  `arg_groups/model_hook.py` (embedding, multimodal without chunked prefill,
+  HRM text; 0.5.23 :220–1031) and `attention_hook.py:569` (`--enable-mis`).
+  Found by the rule-pack oracle: `--page-size 48` alone is rejected by
+  0.5.4.post3–0.5.23 (`validation_hook.py:244` in 0.5.23).
 """
 
 from sgllint import effective as eff
@@ -41,6 +54,10 @@ from sgllint.rule import ERROR, Invalid, Rule, Valid
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 DSV3 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"
+
+
+#: every default chunk size SGLang picks (2048 ... 32768) is a multiple of this
+DEFAULT_CHUNK_GCD = 2048
 
 
 class ChunkedPrefillNotMultipleOfPageSize(Rule):
@@ -53,6 +70,8 @@ class ChunkedPrefillNotMultipleOfPageSize(Rule):
         Valid.sh(f"{QWEN} --page-size 48 --chunked-prefill-size -1"),
         Valid.sh(f"{QWEN} --page-size 48 --chunked-prefill-size 4000 --disaggregation-mode decode"),
         Valid.sh(f"{QWEN} --page-size 48 --chunked-prefill-size $CHUNK"),
+        Valid.sh(f"{QWEN} --page-size 64"),
+        Valid.sh(f"{QWEN} --page-size 48 --chunked-prefill-size 4800"),
         Valid.sh(f"# sgllint: gpu=B200\n{DSV3} --attention-backend trtllm_mla --page-size 64 --chunked-prefill-size 8192"),
         Valid.py(
             """
@@ -63,6 +82,7 @@ class ChunkedPrefillNotMultipleOfPageSize(Rule):
     ]
     INVALID = [
         Invalid.sh(f"{QWEN} --page-size 48 --chunked-prefill-size 4000", at="4000", message="page size 48"),
+        Invalid.sh(f"{QWEN} --page-size 48", at="48", message="default"),
         Invalid.sh(f"# sgllint: gpu=H100\n{DSV3} --attention-backend flashmla --chunked-prefill-size 1000",
                    at="1000", message="flashmla"),
         Invalid.py(
@@ -89,11 +109,28 @@ class ChunkedPrefillNotMultipleOfPageSize(Rule):
         ),
     ]
 
+    @staticmethod
+    def _default_applies(launch, v) -> bool:
+        """SGLang's GPU-memory default chunk size is used (not -1)."""
+        if not eff.at_least(v, "0.5.4") or launch.opaque:
+            return False
+        arch = launch.context.arch or ""
+        if not arch.endswith("ForCausalLM") or arch.startswith("HrmText"):
+            return False
+        for field in ("enable_mis", "enable_multi_item_scoring"):
+            if eff.has_field(launch, field) and eff.flag_true(launch, field) is not False:
+                return False
+        device = eff.value(launch, "device") if eff.has_field(launch, "device") else None
+        return device in (None, "cuda")
+
     def check(self, launch):
         v = eff.version(launch)
         if not eff.at_least(v, "0.4.10"):
             return
         chunk = eff.given(launch, "chunked_prefill_size")
+        implicit = chunk is None and launch.last("chunked_prefill_size") is None and self._default_applies(launch, v)
+        if implicit:
+            chunk = DEFAULT_CHUNK_GCD
         if chunk is None or chunk is eff.UNKNOWN or isinstance(chunk, bool) or not isinstance(chunk, int) or chunk <= 0:
             return
         mode = eff.value(launch, "disaggregation_mode")
@@ -123,6 +160,16 @@ class ChunkedPrefillNotMultipleOfPageSize(Rule):
             how += " (the page size SGLang picks for this model/backend)"
         if len(cands) > 1:
             how = "every page size SGLang may use here (" + ", ".join(str(c) for c in sorted(cands)) + ")"
+        if implicit:
+            yield self.diagnostic(
+                eff.span_of(launch, "page_size") or launch.site.entry_span,
+                f"the default --chunked-prefill-size (2048–32768 by GPU memory, always a multiple of 2048) is not a "
+                f"multiple of {how}; SGLang {v} stops at start-up: \"chunked_prefill_size must be divisible by page_size\"",
+                help="use a page size that divides 2048 (a power of two), or set --chunked-prefill-size to a multiple of it",
+                related=related[1:] if related and user is not None else related,
+                launch=launch,
+            )
+            return
         good = chunk - chunk % page if chunk >= page else page
         yield self.diagnostic(
             eff.span_of(launch, "chunked_prefill_size"),

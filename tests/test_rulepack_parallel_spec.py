@@ -73,7 +73,7 @@ CASES = [
     # V13: adaptive exemption from 0.5.14
     ("SGL214", "0.5.23", f"{LL} {EAGLE} --speculative-eagle-topk 4", "speculative_eagle_topk is None"),
     ("SGL214", "0.5.12", f"{LL} {EAGLE} --speculative-eagle-topk 4 --speculative-adaptive", "--speculative-num-steps"),
-    ("SGL214", "0.5.14", f"{LL} {EAGLE} --speculative-eagle-topk 4 --speculative-adaptive", None),
+    ("SGL214", "0.5.14", f"{LL} {EAGLE} --speculative-eagle-topk 1 --speculative-adaptive", None),
     ("SGL214", "0.5.4", f"{LL} {EAGLE} --speculative-num-draft-tokens 8", "--speculative-num-draft-tokens"),
     ("SGL214", "0.5.23", f"{LL} --speculative-algorithm NGRAM --speculative-num-draft-tokens 8", None),
     # V16

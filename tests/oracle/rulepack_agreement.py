@@ -1,0 +1,285 @@
+"""sgllint's rule pack against SGLang's own verdicts, per rule and release.
+
+Inputs: ``tests/data/oracle/rulepack-cases.json`` (``rulepack_cases.py``: the
+launches made from each rule-pack rule's examples) and
+``tests/data/oracle/rulepack-<release>.json`` (``rulepack_oracle.py``: what
+that release's real start-up validation said). Each judged case is linted
+here with **every** rule, the release, GPU (``gpu=smXY``) and architecture
+(``arch=``) pinned exactly as the oracle faked them; then, for every rule R
+whose example produced the case:
+
+* SGLang **rejected** and sgllint reports R as an error -> agree;
+* SGLang rejected and sgllint reports another error (e.g. SGL101 when the
+  release's argparse does not know a flag, or the rule whose failure SGLang
+  raised first) -> agree, counted under "other rule";
+* SGLang rejected and sgllint reports no error -> disagree (missed);
+* SGLang **accepted** and sgllint reports no error -> agree;
+* SGLang accepted and sgllint reports any error -> disagree (false alarm),
+  unless a reason in ``ACCEPTED`` explains it.
+
+Warnings and infos never count (SGLang accepts those launches). Harness
+errors of the oracle are counted separately and are never verdicts.
+
+Rules SGLang raises for only after the arguments are resolved (kernel load,
+model runner, a hang) are listed in ``OUTSIDE`` with the SGLang source line
+and a public issue where users hit the failure.
+
+``python -m tests.oracle.rulepack_agreement`` prints the table;
+``--write`` also writes ``tests/oracle/RULEPACK_AGREEMENT.md``;
+``tests/test_rulepack_agreement.py`` fails on an unexplained disagreement.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "oracle"
+CASES = DATA / "rulepack-cases.json"
+OUT_MD = ROOT / "tests" / "oracle" / "RULEPACK_AGREEMENT.md"
+MODELS = "/models"
+
+#: rules whose failure SGLang raises only after argument resolution: (why, citation)
+OUTSIDE: dict[str, tuple[str, str]] = {
+    "SGL211": (
+        "no start-up check. Without `--dist-init-addr` each node's model runner initialises torch.distributed on "
+        "`tcp://127.0.0.1:<port>` and waits for peers that never arrive (a hang, not an exception); only with attention "
+        "DP does `PortArgs.init_new` touch the address, and the oracle runs `PortArgs.init_new`. SGL211 is a warning, "
+        "so its cases count here only for the absence of errors.",
+        "`sglang/srt/model_executor/model_runner.py` 0.5.4.post3 :606-608 (`dist_init_method = "
+        "f\"tcp://127.0.0.1:{self.dist_port}\"` when `dist_init_addr` is unset), the same fallback quoted in "
+        "sgl-project/sglang#15392; `sglang/srt/server_args.py` `PortArgs.init_new` (0.5.23 :819-825)",
+    ),
+    "SGL301": (
+        "SGLang never compares the parallelism with the visible GPUs before it spawns the schedulers; a scheduler "
+        "fails binding a device id that does not exist (`CUDA error: invalid device ordinal`). The oracle fakes 8 "
+        "GPUs, and sgllint's GPU count comes from the manifest (CUDA_VISIBLE_DEVICES, GPU limits), which the case "
+        "launches do not carry, so SGL301 never fires on them.",
+        "`sglang/srt/entrypoints/engine.py` (one scheduler per GPU, `gpu_id = base_gpu_id + ...`) and "
+        "`managers/data_parallel_controller.py`; users hit it in sgl-project/sglang#3470 (2 nodes, `--tp 16`) and "
+        "sgl-project/sglang#9451 (`--tp 16 --pp 2` on an 8-GPU pod)",
+    ),
+    "SGL304": (
+        "fa3 on an unsupported SM (SM8x with an MLA model, SM10x and later) is asserted when the model runner creates "
+        "the attention backend, after argument resolution: SGLang accepts these launches in the oracle, and the "
+        "disagreement is listed under 'runtime check' below.",
+        "`sglang/srt/layers/attention/attention_registry.py` `create_flashattention_v3_backend` (0.5.4.post3 :125-131, "
+        "0.5.23 :239-244: `FlashAttention v3 Backend requires SM>=80 and SM<=90`); the vision path's "
+        "`The 'fa3' backend is not supported on Blackwell GPUs` is sgl-project/sglang#12360 (Qwen3-VL on B200)",
+    ),
+}
+
+#: rules whose errors SGLang raises after argument resolution (the oracle accepts those launches)
+RUNTIME_RULES = {"SGL304", "SGL301"}
+
+
+def _msg(rec: dict) -> str:
+    return rec.get("error") or ""
+
+
+#: understood disagreements: (name, test(case, oracle record, sgllint error codes), reason)
+ACCEPTED: list[tuple[str, object, str]] = [
+    (
+        "runtime check",
+        lambda case, rec, errors: rec["verdict"] == "accepted" and errors and set(errors) <= RUNTIME_RULES,
+        "SGLang accepts the arguments and fails later, when the model runner builds the attention backend "
+        "(SGL304, see 'Outside the oracle'); sgllint reports that failure now.",
+    ),
+    (
+        "not yet a rule: DSPARK / UNO inputs (sglang.md V19)",
+        lambda case, rec, errors: rec["verdict"] == "rejected" and not errors and (
+            "DSpark dense speculative decoding requires setting --speculative-draft-model-path" in _msg(rec)
+            or "UNO requires --uno-lora-path" in _msg(rec)),
+        "SGL217's INVALID examples `--speculative-algorithm DSPARK` / `UNO` are pinned to releases that do not know "
+        "those names (there SGL217 or SGL103 fires and SGLang agrees). On releases that know them SGLang rejects the "
+        "same launch for a missing input: DSPARK without `--speculative-draft-model-path` (0.5.19 "
+        "`arg_groups/speculative_hook.py:407`, 0.5.23 :752) and UNO without `--uno-lora-path` (0.5.23 :460). No "
+        "rule checks these inputs yet (candidate: an SGL22x 'speculative algorithm inputs' rule beside SGL220's "
+        "DFLASH checks).",
+    ),
+    (
+        "open: SGL220 on 0.5.23 (another helper's rule)",
+        lambda case, rec, errors: rec["verdict"] == "rejected" and not errors and case["release"] == "0.5.23"
+        and "DFLASH with dp attention requires --enable-dp-lm-head" in _msg(rec),
+        "0.5.23 accepts DFLASH with attention DP only together with `--enable-dp-lm-head` "
+        "(`arg_groups/speculative_hook.py:303-308`: `DFLASH with dp attention requires --enable-dp-lm-head.`); "
+        "SGL220 treats every DFLASH + attention-DP launch as fine on 0.5.23. Reported to the rule's owner; this "
+        "entry matches only that message on 0.5.23 and goes away when SGL220 fires there.",
+    ),
+]
+
+
+def release_key(rel: str) -> tuple:
+    return tuple(int(x) for x in rel.split("."))
+
+
+def load_cases() -> dict:
+    return json.loads(CASES.read_text())
+
+
+def load_results() -> dict[str, dict[str, dict]]:
+    """release -> case id -> oracle record."""
+    out: dict[str, dict[str, dict]] = {}
+    for path in sorted(DATA.glob("rulepack-*.json")):
+        if path.name == CASES.name:
+            continue
+        data = json.loads(path.read_text())
+        for rec in data["results"]:
+            out.setdefault(rec["release"], {})[rec["id"]] = rec
+    return out
+
+
+def launch_text(case: dict) -> str:
+    major, minor = case["sm"]
+    subst = {"{MODEL}": f"{MODELS}/{case['model']}", "{DRAFT}": f"{MODELS}/draft/{case.get('draft_arch', '')}"}
+    argv = []
+    for a in case["argv"]:
+        for k, v in subst.items():
+            a = a.replace(k, v)
+        argv.append(a)
+    return (
+        f"# sgllint: gpu=sm{major}{minor}\n"
+        f"# sgllint: arch={case['arch']}\n"
+        "python -m sglang.launch_server " + shlex.join(argv) + "\n"
+    )
+
+
+_OPTIONS = {}
+
+
+def lint(case: dict):
+    from sgllint.config import Config
+    from sgllint.engine import Options, lint_source
+
+    opts = _OPTIONS.get(case["release"])
+    if opts is None:
+        opts = _OPTIONS[case["release"]] = Options(config=Config(), sglang_version=case["release"], use_environment=False)
+    diags = lint_source("case.sh", launch_text(case), opts).diagnostics
+    return diags
+
+
+def compare():
+    """(table[(rule, release)] -> Counter, problems, details)."""
+    cases = load_cases()
+    results = load_results()
+    table: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    problems: list[str] = []
+    explained: list[str] = []
+    for case in cases["cases"]:
+        rec = results.get(case["release"], {}).get(case["id"])
+        rules = sorted({o["rule"] for o in case["origins"]})
+        if rec is None:
+            for r in rules:
+                table[(r, case["release"])]["not run"] += 1
+            continue
+        if rec["verdict"] == "harness-error":
+            for r in rules:
+                table[(r, case["release"])]["harness errors"] += 1
+            continue
+        diags = lint(case)
+        errors = sorted({d.code for d in diags if d.severity.value == "error"})
+        sglang = rec["verdict"]
+        for r in rules:
+            row = table[(r, case["release"])]
+            row["cases"] += 1
+            row[sglang] += 1
+            if sglang == "rejected" and r in errors:
+                row["agree"] += 1
+                row["agree: rule fired"] += 1
+            elif sglang == "rejected" and errors:
+                row["agree"] += 1
+                row["agree: other rule"] += 1
+            elif sglang == "accepted" and not errors:
+                row["agree"] += 1
+            else:
+                reason = next((name for name, test, _ in ACCEPTED if test(case, rec, errors)), None)
+                line = (f"{r} {case['release']} {case['id']} [{', '.join(sorted({o['example'] + '/' + o['kind'] for o in case['origins'] if o['rule'] == r}))}] "
+                        f"{case['gpu']} {case['arch']} `{' '.join(case['argv'][2:])}`: SGLang {sglang}"
+                        f"{' (' + (rec.get('error_class') or '') + ': ' + (rec.get('error') or '')[:160] + ' @ ' + str(rec.get('raised_at')) + ')' if sglang == 'rejected' else ''}"
+                        f" | sgllint errors {errors or 'none'}")
+                if reason is not None:
+                    row["accepted-with-reason"] += 1
+                    explained.append(f"[{reason}] " + line)
+                else:
+                    row["disagree"] += 1
+                    problems.append(line)
+    return cases, table, problems, explained
+
+
+def markdown(cases: dict, table, problems: list[str], explained: list[str]) -> str:
+    releases = sorted(cases["releases"], key=release_key)
+    rules = cases["rules"]
+    lines = [
+        "# The rule pack against SGLang's own verdicts",
+        "",
+        "Generated by `python -m tests.oracle.rulepack_agreement --write` from",
+        "`tests/data/oracle/rulepack-cases.json` (the launches of every rule-pack rule's",
+        "VALID/INVALID examples, plus each INVALID launch with its flagged argument removed)",
+        "and `tests/data/oracle/rulepack-<release>.json` (each release's real",
+        "`prepare_server_args` → `resolve_once` → `check_server_args` → `PortArgs.init_new`",
+        "on a faked GPU); checked by `tests/test_rulepack_agreement.py`. How to rerun:",
+        "`tests/oracle/README.md`, section \"Oracle: rule pack\".",
+        "",
+        "A case counts for each rule whose example produced it. It agrees when SGLang",
+        "rejects it and sgllint reports an error (`fired`: this rule; `other`: another",
+        "rule, e.g. SGL101 for a flag the release does not have), or SGLang accepts it",
+        "and sgllint reports no error at all. Warnings never count.",
+        "",
+        "| rule | release | cases | SGLang rejected | agree | fired | other | disagree | accepted-with-reason | harness errors |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    totals = Counter()
+    for code in sorted(rules):
+        for rel in releases:
+            row = table.get((code, rel), Counter())
+            if not row:
+                continue
+            totals.update(row)
+            lines.append(
+                f"| {code} | {rel} | {row['cases']} | {row['rejected']} | {row['agree']} | {row['agree: rule fired']} | "
+                f"{row['agree: other rule']} | {row['disagree']} | {row['accepted-with-reason']} | {row['harness errors']}"
+                + (f" (+{row['not run']} not run)" if row["not run"] else "") + " |"
+            )
+    lines.append(
+        f"| **all** | | {totals['cases']} | {totals['rejected']} | {totals['agree']} | {totals['agree: rule fired']} | "
+        f"{totals['agree: other rule']} | {totals['disagree']} | {totals['accepted-with-reason']} | {totals['harness errors']} |"
+    )
+    lines += ["", "## Outside the oracle", "",
+              "Failures SGLang hits only after argument resolution; their cases above still",
+              "check that nothing else fires.", ""]
+    for code, (why, cite) in sorted(OUTSIDE.items()):
+        lines.append(f"- **{code}** ({rules.get(code, {}).get('name', '?')}): {why} Source: {cite}.")
+    lines += ["", "## Accepted disagreements", ""]
+    if not ACCEPTED:
+        lines.append("None.")
+    for name, _, why in ACCEPTED:
+        lines.append(f"- **{name}**: {why}")
+    for e in explained:
+        lines.append(f"  - {e}")
+    if problems:
+        lines += ["", "## Unexplained disagreements", ""] + [f"- {p}" for p in problems]
+    if cases.get("skipped"):
+        lines += ["", "## Examples not run", "",
+                  "Launches that cannot be run as written (a `$VAR` or `\"$@\"` argument):", ""]
+        seen = sorted({(s["rule"], s["example"], s["why"]) for s in cases["skipped"]})
+        for rule, ex, why in seen:
+            lines.append(f"- {ex}: {why}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    cases, table, problems, explained = compare()
+    md = markdown(cases, table, problems, explained)
+    if "--write" in argv:
+        OUT_MD.write_text(md)
+    sys.stdout.write(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,465 @@
+"""Differential oracle for the rule pack: SGLang's own verdict on every case of
+``tests/data/oracle/rulepack-cases.json`` (made by ``rulepack_cases.py`` from
+the rules' VALID/INVALID examples).
+
+Runs inside the oracle virtualenv with one release's wheel on PYTHONPATH; it
+never imports sgllint (the cases file is plain JSON). Driver:
+``run_rulepack_oracle.sh``::
+
+    PYTHONPATH=/tmp/sgl-rp-site/0.5.23 python tests/oracle/rulepack_oracle.py \
+        --wheel sglang-0.5.23-....whl --out tests/data/oracle/rulepack-0.5.23.json
+
+How a case is judged
+--------------------
+* One group process per faked GPU (``deterministic_oracle.fake_gpu`` and its
+  fake ``nvidia-smi``, the same stub finder), importing
+  ``sglang.srt.server_args`` once.
+* Each case runs in a fresh ``os.fork()`` and goes through what
+  ``Engine._launch_subprocesses`` (``sglang/srt/entrypoints/engine.py``) does
+  before it spawns any process, in the same order:
+
+  1. ``prepare_server_args(argv)`` -- argparse + ``ServerArgs`` construction
+     (releases <= 0.5.18 validate and rewrite in ``__post_init__``);
+  2. ``server_args.resolve_once()`` when the release has it (0.5.19+:
+     engine.py:1064 / 1153);
+  3. ``server_args.check_server_args()`` (0.5.4 engine.py:777, 0.5.10 :642,
+     0.5.19 :1076, 0.5.23 :1165);
+  4. ``PortArgs.init_new(server_args)`` (0.5.4 engine.py:782 ... 0.5.23
+     :1184; with attention DP it parses ``--dist-init-addr``).
+
+  ``_set_envs_and_config`` (environment variables, kernel-package version
+  checks against the stubbed ``sgl_kernel``/``flashinfer``) is not run.
+  The verdict is ``accepted`` or ``rejected`` with the ``stage`` that raised,
+  the exception class, message and the raising ``sglang`` file:line.
+* ``harness-error`` is recorded (never as SGLang's verdict) by the same rules
+  as ``deterministic_oracle``: the exception was raised outside ``sglang``,
+  names a stub / missing CUDA, is an ``ImportError``, the case died or timed
+  out, the release's platform probes disagree with the faked GPU, or the
+  release's ``get_config`` does not load the case's model directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import logging
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import deterministic_oracle as det  # noqa: E402  (stdlib-only at import)
+
+# SM (x10) -> the oracle GPU faked for it (deterministic_oracle.GPUS)
+GPU_BY_SM = {80: "A100", 90: "H100", 100: "B200", 103: "B300", 110: "Thor", 120: "RTX5090"}
+DEFAULT_GPU = "H100"
+
+_DENSE = dict(
+    hidden_size=1024,
+    intermediate_size=2048,
+    num_hidden_layers=2,
+    num_attention_heads=16,
+    num_key_value_heads=4,
+    vocab_size=32000,
+    max_position_embeddings=32768,
+    rms_norm_eps=1e-6,
+    torch_dtype="bfloat16",
+    tie_word_embeddings=False,
+    bos_token_id=0,
+    eos_token_id=1,
+    rope_theta=1000000.0,
+)
+
+#: architectures the rule pack's examples name, beyond deterministic_oracle's
+EXTRA_MODEL_CONFIGS: dict[str, dict] = {
+    "LlamaForCausalLM": {"architectures": ["LlamaForCausalLM"], "model_type": "llama", **_DENSE, "num_key_value_heads": 8},
+    "Qwen3ForCausalLM": {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", **_DENSE, "head_dim": 64},
+    "Qwen2_5_VLForConditionalGeneration": {
+        "architectures": ["Qwen2_5_VLForConditionalGeneration"],
+        "model_type": "qwen2_5_vl",
+        **_DENSE,
+        "vision_start_token_id": 151652,
+        "vision_end_token_id": 151653,
+        "image_token_id": 151655,
+        "video_token_id": 151656,
+        "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+        "vision_config": {
+            "depth": 2,
+            "hidden_size": 128,
+            "intermediate_size": 256,
+            "num_heads": 4,
+            "out_hidden_size": 1024,
+            "patch_size": 14,
+            "spatial_merge_size": 2,
+            "temporal_patch_size": 2,
+            "window_size": 112,
+            "fullatt_block_indexes": [1],
+            "in_chans": 3,
+            "tokens_per_second": 2,
+        },
+    },
+}
+MODEL_CONFIGS = {**det.MODEL_CONFIGS, **EXTRA_MODEL_CONFIGS}
+#: draft models (``{DRAFT}``): a one-layer Llama draft as EAGLE / EAGLE3 checkpoints declare it
+for _a in ("LlamaForCausalLMEagle", "LlamaForCausalLMEagle3"):
+    MODEL_CONFIGS[_a] = {**EXTRA_MODEL_CONFIGS["LlamaForCausalLM"], "architectures": [_a], "num_hidden_layers": 1}
+
+
+def draft_arch(argv: list[str]) -> str:
+    """The draft architecture for a launch's speculative algorithm."""
+    algo = ""
+    for i, w in enumerate(argv):
+        if w == "--speculative-algorithm" and i + 1 < len(argv):
+            algo = argv[i + 1]
+        elif w.startswith("--speculative-algorithm="):
+            algo = w.split("=", 1)[1]
+    return "LlamaForCausalLMEagle3" if algo.upper() == "EAGLE3" else "LlamaForCausalLMEagle"
+
+
+def write_models(root: Path, names: dict[str, str]) -> None:
+    """``names``: model directory name (relative to root) -> architecture."""
+    for name, arch in names.items():
+        d = root / name
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "config.json").write_text(json.dumps(MODEL_CONFIGS[arch], indent=1) + "\n")
+
+
+def case_argv(case: dict, model_root: Path) -> list[str]:
+    subst = {"{MODEL}": str(model_root / case["model"]), "{DRAFT}": str(model_root / "draft" / case.get("draft_arch", ""))}
+    out = []
+    for a in case["argv"]:
+        for k, v in subst.items():
+            a = a.replace(k, v)
+        out.append(a)
+    return out
+
+
+# --------------------------------------------------------------------------
+# Per-case judging (forked child)
+# --------------------------------------------------------------------------
+
+
+def judge(case: dict, model_root: Path, gpu: str) -> dict:
+    from sglang.srt import server_args as sa
+
+    argv = case_argv(case, model_root)
+    res: dict = {}
+    t_start = time.time()
+    log_buf = io.StringIO()
+    handler = logging.StreamHandler(log_buf)
+    handler.setLevel(logging.WARNING)
+    err_buf = io.StringIO()
+    old_stderr = sys.stderr
+    stage = "prepare_server_args"
+    obj = None
+    try:
+        sys.stderr = err_buf
+        try:
+            obj = sa.prepare_server_args(argv)
+        except SystemExit as e:
+            sys.stderr = old_stderr
+            text = err_buf.getvalue().strip()
+            res.update({"verdict": "rejected", "stage": "argparse", "error_class": "SystemExit(argparse)",
+                        "error": text.splitlines()[-1] if text else f"exit {e.code}", "raised_at": "argparse"})
+            return _finish(res, case, model_root, gpu, t_start, log_buf)
+        finally:
+            sys.stderr = old_stderr
+        logging.getLogger().addHandler(handler)
+        if hasattr(obj, "resolve_once"):
+            stage = "resolve_once"
+            obj.resolve_once()
+        if hasattr(obj, "check_server_args"):
+            stage = "check_server_args"
+            obj.check_server_args()
+        stage = "PortArgs.init_new"
+        sa.PortArgs.init_new(obj)
+        res["verdict"] = "accepted"
+        res["stages"] = [s for s in ("prepare_server_args", "resolve_once", "check_server_args", "PortArgs.init_new")
+                         if s in ("prepare_server_args", "PortArgs.init_new") or hasattr(obj, s)]
+    except BaseException as e:  # noqa: BLE001
+        res.update(det._classify_exception(e))
+        res["stage"] = stage
+    finally:
+        logging.getLogger().removeHandler(handler)
+    return _finish(res, case, model_root, gpu, t_start, log_buf)
+
+
+def _finish(res: dict, case: dict, model_root: Path, gpu: str, t_start: float, log_buf) -> dict:
+    res["seconds"] = round(time.time() - t_start, 2)
+    warnings = [ln for ln in log_buf.getvalue().splitlines() if ln.strip()]
+    if warnings:
+        res["warnings"] = warnings[:6]
+    probes, bad = det._probe_platform(gpu)
+    problems = list(bad)
+    cfg_problem = det._check_model_config(str(model_root / case["model"]), case["arch"])
+    res["sglang_arch"] = det._SEEN_ARCH[0]
+    if cfg_problem:
+        problems.append(cfg_problem)
+    if problems:
+        if res["verdict"] != "harness-error":
+            res["sglang_said"] = {k: res.get(k) for k in ("verdict", "error_class", "error", "raised_at")}
+        res["verdict"] = "harness-error"
+        res["error"] = "harness-error: " + "; ".join(problems)
+    elif res["verdict"] == "harness-error":
+        res["error"] = "harness-error: " + f"{res.get('error_class')}: {res.get('error')}"
+    return res
+
+
+def _run_case(case: dict, model_root: Path, gpu: str, timeout: float) -> dict:
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # case process
+        os.close(r)
+        os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="rp-case-")  # PortArgs' ipc files
+        tempfile.tempdir = None
+        try:
+            out = judge(case, model_root, gpu)
+        except BaseException as e:  # noqa: BLE001
+            out = {"verdict": "harness-error", "error": f"harness-error: judge crashed: {type(e).__name__}: {e}"}
+        try:
+            data = json.dumps(out, default=repr).encode()
+        except Exception as e:  # noqa: BLE001
+            data = json.dumps({"verdict": "harness-error", "error": f"harness-error: unserialisable result {e}"}).encode()
+        with os.fdopen(w, "wb") as f:
+            f.write(data)
+        os._exit(0)
+    os.close(w)
+    chunks, deadline, timed_out = [], time.time() + timeout, False
+    with os.fdopen(r, "rb") as f:
+        while True:
+            left = deadline - time.time()
+            if left <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select([f], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(f.fileno(), 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    if timed_out:
+        os.kill(pid, 9)
+    _, status = os.waitpid(pid, 0)
+    if timed_out:
+        return {"verdict": "harness-error", "error": f"harness-error: case timed out after {timeout}s"}
+    if not chunks:
+        return {"verdict": "harness-error", "error": f"harness-error: case process died (wait status {status})"}
+    return json.loads(b"".join(chunks))
+
+
+def run_group(gpu: str, cases: list[dict], model_root: Path, timeout: float, out_path: Path) -> None:
+    from dump_option_strings import _StubFinder, _warm_up_third_party_probes
+
+    class _OracleStubFinder(_StubFinder):
+        """As deterministic_oracle's: submodules of stubs only for SGLang's imports."""
+
+        def _importer(self) -> str:
+            skip = {self.this_file, __file__, det.__file__}
+            f = sys._getframe(1)
+            while f is not None:
+                fn = f.f_code.co_filename
+                if "importlib" not in fn and not fn.startswith("<frozen") and fn not in skip:
+                    return str(f.f_globals.get("__name__", ""))
+                f = f.f_back
+            return ""
+
+        def _should_stub(self, fullname: str) -> bool:
+            if fullname.split(".")[0] != "sglang" and not self._importer().startswith("sglang"):
+                return False
+            return super()._should_stub(fullname)
+
+    bindir = Path(tempfile.mkdtemp(prefix="fake-smi-"))
+    det.write_fake_nvidia_smi(bindir, gpu)
+    os.environ["PATH"] = f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"
+    gpu_info = det.fake_gpu(gpu)
+    _warm_up_third_party_probes()
+    det._warm_up_torch_probes()
+    finder = _OracleStubFinder()
+    sys.meta_path.append(finder)
+    t0 = time.time()
+    import_error = None
+    try:
+        from sglang.srt import server_args as _sa  # noqa: F401
+
+        for m in ("sglang.srt.configs.model_config", "sglang.srt.arg_groups.pipeline"):
+            try:
+                __import__(m)
+            except Exception:
+                pass
+    except BaseException as e:  # noqa: BLE001
+        import_error = f"import sglang.srt.server_args failed: {type(e).__name__}: {e}"
+    import_s = round(time.time() - t0, 1)
+    # Speed-up only (as deterministic_oracle): one throwaway fork per model
+    # learns the lazily imported sglang/transformers modules; the group imports them.
+    if not import_error and os.environ.get("SGL_ORACLE_PRELOAD", "1") == "1":
+        seen: set = set()
+        for case in cases:
+            if case["model"] in seen:
+                continue
+            seen.add(case["model"])
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(r)
+                before = set(sys.modules)
+                try:
+                    judge({**case, "argv": ["--model-path", "{MODEL}"]}, model_root, gpu)
+                except BaseException:  # noqa: BLE001
+                    pass
+                with os.fdopen(w, "wb") as f:
+                    f.write(json.dumps([m for m in sys.modules if m not in before]).encode())
+                os._exit(0)
+            os.close(w)
+            with os.fdopen(r, "rb") as f:
+                data = f.read()
+            os.waitpid(pid, 0)
+            for m in json.loads(data or b"[]"):
+                if m not in sys.modules and m.split(".")[0] in ("sglang", "transformers"):
+                    try:
+                        __import__(m)
+                    except BaseException:  # noqa: BLE001
+                        pass
+    results = []
+    for case in cases:
+        if import_error:
+            out = {"verdict": "harness-error", "error": "harness-error: " + import_error}
+        else:
+            out = _run_case(case, model_root, gpu, timeout)
+        results.append({"id": case["id"], **out})
+    out_path.write_text(json.dumps({"gpu": gpu, "gpu_info": gpu_info, "import_seconds": import_s,
+                                    "stubbed_modules": sorted(finder.stubbed), "results": results}))
+
+
+# --------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------
+
+
+def _release_version() -> str:
+    import importlib.util
+
+    spec = importlib.util.find_spec("sglang")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("sglang is not importable: put the release's --target dir on PYTHONPATH")
+    vfile = Path(list(spec.submodule_search_locations)[0]) / "version.py"
+    ns: dict = {}
+    exec(vfile.read_text(), ns)
+    return ns["__version__"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--wheel", required=True, help="file name of the wheel on PYTHONPATH (recorded)")
+    ap.add_argument("--cases", default=str(HERE.parent / "data" / "oracle" / "rulepack-cases.json"))
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--jobs", type=int, default=2, help="GPU groups run in parallel")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per case")
+    ap.add_argument("--only", default=None, help="comma list of case ids or rule codes (debugging)")
+    ap.add_argument("--_group", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--_cases", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--_result", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--models-dir", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+    if args._group:
+        run_group(args._group, json.loads(Path(args._cases).read_text()), Path(args.models_dir), args.timeout,
+                  Path(args._result))
+        return 0
+
+    version = _release_version()
+    base = ".".join(version.split(".")[:3])
+    all_cases = json.loads(Path(args.cases).read_text())["cases"]
+    cases = [c for c in all_cases if c["release"] == base]
+    if args.only:
+        keep = set(args.only.split(","))
+        cases = [c for c in cases if c["id"] in keep or keep & {o["rule"] for o in c["origins"]}]
+    work = Path(tempfile.mkdtemp(prefix="sgl-rp-oracle-"))
+    model_root = work / "models"
+    write_models(model_root, {c["model"]: c["arch"] for c in cases})
+    write_models(model_root, {f"draft/{c['draft_arch']}": c["draft_arch"] for c in cases if c.get("draft_arch")})
+    by_gpu: dict[str, list[dict]] = {}
+    for c in cases:
+        by_gpu.setdefault(c["gpu"], []).append(c)
+    # split big groups so that --jobs processes stay busy
+    chunks: list[tuple[str, str, list[dict]]] = []
+    for gpu, cs in sorted(by_gpu.items()):
+        n = max(1, min(args.jobs, len(cs) // 40 or 1))
+        for i in range(n):
+            part = cs[i::n]
+            if part:
+                chunks.append((f"{gpu}-{i}", gpu, part))
+    pending = list(chunks)
+    procs: list = []
+    done: dict[str, dict] = {}
+    t0 = time.time()
+    while pending or procs:
+        while pending and len(procs) < args.jobs:
+            name, gpu, part = pending.pop(0)
+            cf, rf = work / f"cases-{name}.json", work / f"result-{name}.json"
+            cf.write_text(json.dumps(part))
+            log = open(work / f"group-{name}.log", "w")
+            p = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--wheel", args.wheel, "--out", args.out,
+                                  "--models-dir", str(model_root), "--timeout", str(args.timeout),
+                                  "--_group", gpu, "--_cases", str(cf), "--_result", str(rf)],
+                                 stdout=log, stderr=subprocess.STDOUT)
+            procs.append((name, gpu, part, p, rf))
+        time.sleep(0.5)
+        for item in list(procs):
+            name, gpu, part, p, rf = item
+            if p.poll() is None:
+                continue
+            procs.remove(item)
+            if rf.exists():
+                done[name] = json.loads(rf.read_text())
+            else:
+                done[name] = {"gpu": gpu, "results": [
+                    {"id": c["id"], "verdict": "harness-error",
+                     "error": f"harness-error: group process exited {p.returncode}; see {work}/group-{name}.log"}
+                    for c in part]}
+            print(f"[{version}] {name}: {len(part)} cases, import {done[name].get('import_seconds')}s, "
+                  f"elapsed {time.time() - t0:.0f}s", flush=True)
+    env = {"python": sys.version.split()[0]}
+    for dist in ("torch", "transformers", "torchvision"):
+        try:
+            import importlib.metadata as md
+
+            env[dist] = md.version(dist)
+        except Exception:
+            env[dist] = None
+    by_id = {c["id"]: c for c in cases}
+    records, stubbed = [], set()
+    for name in sorted(done):
+        stubbed.update(done[name].get("stubbed_modules", []))
+        for rec in done[name]["results"]:
+            c = by_id[rec["id"]]
+            rec.pop("seconds", None) if os.environ.get("SGL_ORACLE_KEEP_TIMES") != "1" else None
+            # the temp model dir is not part of SGLang's verdict: keep the files reproducible
+            rec = json.loads(json.dumps(rec, default=repr).replace(str(model_root), "{MODELS}"))
+            records.append({"id": c["id"], "release": base, "gpu": c["gpu"], "sm": c["sm"], "arch": c["arch"],
+                            "argv": c["argv"], **{k: v for k, v in rec.items() if k != "id"}})
+    records.sort(key=lambda r: r["id"])
+    counts: dict[str, int] = {}
+    for rec in records:
+        counts[rec["verdict"]] = counts.get(rec["verdict"], 0) + 1
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"release": version, "wheel": args.wheel, "env": env, "stubbed_modules": sorted(stubbed),
+                               "counts": counts, "results": records},
+                              indent=1, sort_keys=False, default=repr) + "\n")
+    print(f"{out}: {len(records)} cases {counts}; stubbed: {', '.join(sorted(stubbed))}; {time.time() - t0:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
