@@ -280,6 +280,8 @@ def resolve_model(ctx: LaunchContext, args, facts: FileFacts, file_pragmas: dict
         if arch:
             ctx.architecture = Fact(arch, source, None, str(path))
             ctx.traits = modelinfo.traits_of(config)
+            if modelinfo.dspark_subfolder(path):
+                ctx.traits = ctx.traits | {"dspark-subfolder"}
             return
     hit = modelinfo.registry_lookup(model)
     if hit:

@@ -77,6 +77,20 @@ def architecture_of(config: dict) -> Optional[str]:
     return None
 
 
+#: keys marking a checkpoint that bundles its DSpark draft head
+#: (``speculative/dspark_components/dspark_config.py`` ``checkpoint_bundles_dspark_draft``, 0.5.16-0.5.23)
+DSPARK_BUNDLE_KEYS = ("dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids")
+
+
+def dspark_subfolder(config_path: Path) -> bool:
+    """A ``dspark/config.json`` beside the checkpoint's ``config.json`` (the
+    draft SGLang 0.5.23+ uses when ``--speculative-draft-model-path`` is unset)."""
+    try:
+        return (config_path.parent / "dspark" / "config.json").is_file()
+    except OSError:
+        return False
+
+
 def traits_of(config: dict) -> frozenset:
     traits = set()
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else {}
@@ -88,6 +102,8 @@ def traits_of(config: dict) -> frozenset:
         traits.add("moe")
     if "vision_config" in config:
         traits.add("multimodal")
+    if any(config.get(k) is not None for k in DSPARK_BUNDLE_KEYS):
+        traits.add("dspark-draft")
     return frozenset(traits)
 
 

@@ -89,27 +89,6 @@ ACCEPTED: list[tuple[str, object, str]] = [
         "SGLang accepts the arguments and fails later, when the model runner builds the attention backend "
         "(SGL304, see 'Outside the oracle'); sgllint reports that failure now.",
     ),
-    (
-        "not yet a rule: DSPARK / UNO inputs (sglang.md V19)",
-        lambda case, rec, errors: rec["verdict"] == "rejected" and not errors and (
-            "DSpark dense speculative decoding requires setting --speculative-draft-model-path" in _msg(rec)
-            or "UNO requires --uno-lora-path" in _msg(rec)),
-        "SGL217's INVALID examples `--speculative-algorithm DSPARK` / `UNO` are pinned to releases that do not know "
-        "those names (there SGL217 or SGL103 fires and SGLang agrees). On releases that know them SGLang rejects the "
-        "same launch for a missing input: DSPARK without `--speculative-draft-model-path` (0.5.19 "
-        "`arg_groups/speculative_hook.py:407`, 0.5.23 :752) and UNO without `--uno-lora-path` (0.5.23 :460). No "
-        "rule checks these inputs yet (candidate: an SGL22x 'speculative algorithm inputs' rule beside SGL220's "
-        "DFLASH checks).",
-    ),
-    (
-        "open: SGL220 on 0.5.23 (another helper's rule)",
-        lambda case, rec, errors: rec["verdict"] == "rejected" and not errors and case["release"] == "0.5.23"
-        and "DFLASH with dp attention requires --enable-dp-lm-head" in _msg(rec),
-        "0.5.23 accepts DFLASH with attention DP only together with `--enable-dp-lm-head` "
-        "(`arg_groups/speculative_hook.py:303-308`: `DFLASH with dp attention requires --enable-dp-lm-head.`); "
-        "SGL220 treats every DFLASH + attention-DP launch as fine on 0.5.23. Reported to the rule's owner; this "
-        "entry matches only that message on 0.5.23 and goes away when SGL220 fires there.",
-    ),
 ]
 
 
