@@ -57,6 +57,23 @@ class GpuCountMismatch(Rule):
         Valid.sh(f"CUDA_VISIBLE_DEVICES=0,1,2,3 python -m sglang.launch_server {MODEL} --tp-size 8 --nnodes 2 --node-rank 0 --dist-init-addr 10.0.0.1:5000"),
         Valid.sh(f"docker run --gpus 8 lmsysorg/sglang:v0.5.23 python3 -m sglang.launch_server {MODEL} --tp-size 4 --dp-size 2"),
         Valid.sh(f"CUDA_VISIBLE_DEVICES=0,1,2,3 python -m sglang.launch_server {MODEL} --tp-size $TP"),
+        Valid.yaml(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: sglang
+            spec:
+              containers:
+                - name: sglang
+                  image: lmsysorg/sglang:v0.5.23
+                  command: ["python3", "-m", "sglang.launch_server"]
+                  args: ["--model-path", "meta-llama/Llama-3.1-70B-Instruct", "--tp-size=4"]
+                  resources:
+                    limits:
+                      nvidia.com/gpu: 4
+            """
+        ),
     ]
     INVALID = [
         Invalid.sh(f"CUDA_VISIBLE_DEVICES=0,1,2,3 python -m sglang.launch_server {MODEL} --tp-size 8", at="--tp-size 8", message="8 GPUs"),
@@ -68,6 +85,25 @@ class GpuCountMismatch(Rule):
             f"CUDA_VISIBLE_DEVICES=0,1,2,3 python -m sglang.launch_server {MODEL} --tp-size 2 --base-gpu-id 3",
             at="--tp-size 2",
             message="--base-gpu-id 3",
+        ),
+        Invalid.yaml(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: sglang
+            spec:
+              containers:
+                - name: sglang
+                  image: lmsysorg/sglang:v0.5.23
+                  command: ["python3", "-m", "sglang.launch_server"]
+                  args: ["--model-path", "meta-llama/Llama-3.1-70B-Instruct", "--tp-size=8"]
+                  resources:
+                    limits:
+                      nvidia.com/gpu: 4
+            """,
+            at="--tp-size=8",
+            message="8 GPUs",
         ),
     ]
 
