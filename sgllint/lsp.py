@@ -13,14 +13,26 @@
   context (SGLang release, architecture, GPU).
 * Completion of flag names (after ``--``) and of a flag's choices inside a
   launch.
+* Confinement: the server reads only the documents the client gave it and
+  files inside the workspace folders (plus sgllint's and Python's own
+  installation). An audit hook (`sys.addaudithook`) refuses every other
+  ``open`` and directory listing once the workspace is known, so a launch's
+  ``--config /etc/...``, a model path or a project file above the workspace
+  is never read, whatever code path asks for it; documents the client did
+  not open are never read from disk.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import io
 import logging
+import os
 import re
+import site
+import sys
+import sysconfig
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +70,65 @@ LANGUAGE_FORMATS = {
 HASH_COMMENT_FORMATS = ("shell", "python", "yaml", "toml", "dockerfile")
 
 
+# ---------------------------------------------------------------------------
+# Workspace confinement
+# ---------------------------------------------------------------------------
+
+
+class Confinement:
+    """Which paths the server may read: the workspace folders and the
+    directories Python and sgllint are installed in. ``check`` is the audit
+    hook; it is active once `activate` gave it the workspace."""
+
+    def __init__(self) -> None:
+        self.roots: tuple[str, ...] = ()
+        self.active = False
+        self.refused: list[str] = []  # for the log, bounded
+        here = Path(__file__).resolve().parent
+        system = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, str(here), str(here.parent / "rules")}
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            try:
+                system.add(sysconfig.get_paths()[key])
+            except KeyError:
+                pass
+        try:
+            system.update(site.getsitepackages())
+            system.add(site.getusersitepackages())
+        except Exception:  # a virtualenv's site module may lack these
+            pass
+        self.system = tuple(sorted({os.path.realpath(d) for d in system if d}))
+        self._installed = False
+
+    def activate(self, roots) -> None:
+        self.roots = tuple(sorted({os.path.realpath(r) for r in roots if r}))
+        self.active = True
+        if not self._installed:
+            sys.addaudithook(self.check)
+            self._installed = True
+
+    def allowed(self, path) -> bool:
+        try:
+            real = os.path.realpath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return True  # not a path (a descriptor)
+        return any(real == d or real.startswith(d.rstrip(os.sep) + os.sep) for d in self.roots + self.system)
+
+    def check(self, event: str, args) -> None:
+        if not self.active or event not in ("open", "os.listdir", "os.scandir"):
+            return
+        path = args[0] if args else None
+        if path is None or isinstance(path, int):
+            return
+        if not self.allowed(path):
+            if len(self.refused) < 100:
+                self.refused.append(os.fsdecode(path))
+            log.warning("not reading %s: outside the workspace", os.fsdecode(path))
+            raise PermissionError(errno.EACCES, "outside the sgllint lsp workspace", os.fsdecode(path))
+
+
+CONFINEMENT = Confinement()
+
+
 @dataclass
 class DocState:
     uri: str
@@ -77,6 +148,19 @@ class SgllintServer(LanguageServer):
 
     # -- helpers -------------------------------------------------------------
 
+    def refresh_roots(self) -> None:
+        """Follow workspace folders added or removed after initialize."""
+        if not CONFINEMENT.active:
+            return
+        try:
+            roots = [uri_to_path(f.uri) for f in self.workspace.folders.values()]
+            if self.workspace.root_path:
+                roots.append(self.workspace.root_path)
+        except Exception:
+            return
+        if roots:
+            CONFINEMENT.roots = tuple(sorted({os.path.realpath(r) for r in roots}))
+
     @property
     def encoding(self) -> str:
         try:
@@ -93,8 +177,11 @@ class SgllintServer(LanguageServer):
         key = str(directory)
         if key not in self._options:
             try:
-                config = discover(directory if directory.is_dir() else Path("."))
-            except ConfigError as e:
+                if CONFINEMENT.active and not CONFINEMENT.allowed(directory):
+                    config = Config(root=Path.cwd())  # a document outside the workspace: no discovery
+                else:
+                    config = discover(directory if directory.is_dir() else Path("."))
+            except (ConfigError, OSError) as e:
                 log.warning("sgllint config: %s", e)
                 config = Config(root=Path.cwd())
             self._options[key] = Options(config=config)
@@ -104,6 +191,10 @@ class SgllintServer(LanguageServer):
         from sgllint.engine import lint_source
         from sgllint.extract import detect_format
 
+        if uri not in self.workspace.text_documents:
+            self.docs.pop(uri, None)
+            return None  # only documents the client gave are linted
+        self.refresh_roots()
         doc = self.workspace.get_text_document(uri)
         state = self.docs.get(uri)
         if state is None:
@@ -174,6 +265,11 @@ def on_initialize(ls: SgllintServer, params: types.InitializeParams):
     opts = params.initialization_options
     if isinstance(opts, dict) and isinstance(opts.get("debounce"), (int, float)):
         ls.debounce = max(0.0, float(opts["debounce"]))
+    uris = [params.root_uri] + [f.uri for f in params.workspace_folders or ()]
+    roots = [uri_to_path(u) for u in uris if u and u.startswith("file:")]
+    if not uris[0] and params.root_path:
+        roots.append(params.root_path)
+    CONFINEMENT.activate(roots)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -212,7 +308,10 @@ def did_close(ls: SgllintServer, params: types.DidCloseTextDocumentParams):
 
 
 def _current(ls: SgllintServer, uri: str):
-    """The document's state and a fresh lint of its current text."""
+    """The document's state and a fresh lint of its current text (None for
+    a document the client did not open: it is never read from disk)."""
+    if uri not in ls.workspace.text_documents:
+        return None
     state = ls.docs.get(uri)
     doc = ls.workspace.get_text_document(uri)
     if state is None or state.result is None or state.version != doc.version:
