@@ -38,10 +38,10 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTH
 SGLLINT = [sys.executable, "-m", "sgllint", "check", "--isolated", "--no-environment", "--exit-zero", "--output-format", "concise"]
 
 
-def timed(cmd: list[str], cwd=None) -> tuple[float, int, int]:
+def timed(cmd: list[str], cwd=None, env=None) -> tuple[float, int, int]:
     """(wall seconds, peak RSS KiB of the process, exit code)."""
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd, env=ENV)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd, env=env or ENV)
     _, status, usage = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
     return time.perf_counter() - t, usage.ru_maxrss, p.returncode
@@ -51,12 +51,21 @@ def python_files_of(tree: Path) -> list[str]:
     return [str(p) for p in sorted(tree.rglob("*.py"))]
 
 
-def bench_tree(tree: Path, repeat: int, flake8: bool, jobs: str) -> dict:
+def bench_tree(tree: Path, repeat: int, flake8: bool, jobs: str, baseline: Optional[Path] = None) -> dict:
     cache = Path(tempfile.mkdtemp(prefix="sgllint-bench-cache-"))
-    runs: dict[str, list] = {k: [] for k in ("grep", "ruff", "flake8", "cold", "warm", "cold_rss", "warm_rss")}
+    runs: dict[str, list] = {k: [] for k in ("grep", "ruff", "flake8", "cold", "warm", "cold_rss", "warm_rss", "base_cold", "base_warm", "load")}
     sg = SGLLINT + (["--jobs", jobs] if jobs else [])
+    base_env = {**os.environ, "PYTHONPATH": str(baseline)} if baseline else None
     try:
         for i in range(repeat):
+            runs["load"].append(os.getloadavg()[0])
+            if baseline:  # the same command on an older checkout, same run (run from
+                # inside it: `python -m` puts the working directory first on sys.path)
+                at = str(baseline)
+                runs["base_cold"].append(timed(sg + ["--no-cache", str(tree.resolve())], cwd=at, env=base_env)[0])
+                shutil.rmtree(cache, ignore_errors=True)
+                timed(sg + ["--cache-dir", str(cache), str(tree.resolve())], cwd=at, env=base_env)
+                runs["base_warm"].append(timed(sg + ["--cache-dir", str(cache), str(tree.resolve())], cwd=at, env=base_env)[0])
             runs["grep"].append(timed(["grep", "-rl", "sglang", str(tree)])[0])
             if shutil.which("ruff"):
                 runs["ruff"].append(timed(["ruff", "check", "--no-cache", "--exit-zero", "--quiet", "--isolated", str(tree)])[0])
@@ -72,6 +81,7 @@ def bench_tree(tree: Path, repeat: int, flake8: bool, jobs: str) -> dict:
             runs["warm_rss"].append(rss)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+    runs["load"].append(os.getloadavg()[0])
     med = {k: (statistics.median(v) if v else None) for k, v in runs.items()}
     py = python_files_of(tree)
     med["python_files"] = len(py)
@@ -241,6 +251,18 @@ def report(results: dict) -> str:
             f"{_fmt(r['cold'])} | {_fmt(r['warm'])} | {ratio('cold', 'flake8')} | {ratio('cold', 'ruff')} | {ratio('warm', 'cold')} | "
             f"{r['cold_rss'] / 1024:.0f} / {r['warm_rss'] / 1024:.0f} MiB |"
         )
+    for name, r in results["trees"].items():
+        rs = r["runs"]
+        out.append(
+            f"{name} per repetition (s): ruff {' / '.join(f'{x:.2f}' for x in rs['ruff'])}; flake8 {' / '.join(f'{x:.1f}' for x in rs['flake8'])}; "
+            f"cold {' / '.join(f'{x:.2f}' for x in rs['cold'])}; warm {' / '.join(f'{x:.2f}' for x in rs['warm'])}; "
+            f"cold/ruff {' / '.join(f'{c / f:.2f}x' for c, f in zip(rs['cold'], rs['ruff']))}; load average {' / '.join(f'{x:.1f}' for x in rs['load'])}"
+        )
+        if rs.get("base_cold"):
+            out.append(
+                f"{name} before (--baseline, same run): cold {' / '.join(f'{x:.2f}' for x in rs['base_cold'])} s, "
+                f"warm {' / '.join(f'{x:.2f}' for x in rs['base_warm'])} s; median cold/ruff {r['base_cold'] / r['ruff']:.2f}x, warm/cold {r['base_warm'] / r['base_cold']:.2f}x"
+            )
     c = results.get("per_file")
     if c:
         out.append("")
@@ -268,12 +290,13 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", default="", help="sgllint --jobs (default: its auto)")
     ap.add_argument("--trees", default="sglang,synthetic")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--baseline", type=Path, help="a checkout of an older sgllint: time it too (before/after in one run)")
     args = ap.parse_args(argv)
-    results: dict = {"trees": {}, "python": sys.version.split()[0], "cores": os.cpu_count()}
+    results: dict = {"trees": {}, "python": sys.version.split()[0], "cores": os.cpu_count(), "load_at_start": os.getloadavg()}
     for name in args.trees.split(","):
         tree = args.corpus / name
         if tree.is_dir():
-            results["trees"][name] = bench_tree(tree, args.repeat, not args.skip_flake8, args.jobs)
+            results["trees"][name] = bench_tree(tree, args.repeat, not args.skip_flake8, args.jobs, args.baseline)
             print(name, {k: v for k, v in results["trees"][name].items() if k != "runs"}, flush=True)
     syn = args.corpus / "synthetic"
     if syn.is_dir():

@@ -128,6 +128,122 @@ class Cache:
             pass  # a read-only or full disk only costs speed
 
 
+# ---------------------------------------------------------------------------
+# Files the prefilter rejected, by their stat: a warm run neither reads them
+# nor hashes them
+# ---------------------------------------------------------------------------
+
+#: a file changed less than this long ago may change again within the same
+#: timestamp tick: it is not recorded (git's "racily clean" rule)
+RACY_NS = 2_000_000_000
+
+
+def stat_key(st) -> list:
+    """What must be unchanged for a file to be the one recorded: device,
+    inode, size, modification and change time (the change time moves on
+    every write, whatever the modification time is set back to)."""
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def index_entry(st, fmt: str) -> Optional[list]:
+    """The `StatIndex` entry of a rejected file read with stat ``st``, or
+    None while it is too fresh to trust its stat."""
+    import time
+
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
+        return None
+    return stat_key(st) + [fmt]
+
+
+class StatIndex:
+    """Per directory, the files the byte prefilter rejected (clean, nothing
+    to parse), with their `stat_key` and format:
+    ``<cache>/<build>/stat/<h[:2]>/<h>.json`` for the directory's absolute
+    path ``h``. A warm run stats such a file and, when nothing changed,
+    reports it clean without reading it; any change is a miss that reads,
+    prefilters and, for a launch, goes through the content-hash cache as
+    before. The verdict depends only on the bytes, the name and the sgllint
+    build (the shards live under the build's directory), never on the
+    configuration.
+
+    A walk visits a directory's files together, so one shard is loaded
+    (`lookup`) and one written (`record`, `flush`) at a time: memory does
+    not grow with the tree. Shards are replaced atomically; concurrent
+    runs at worst redo each other's work."""
+
+    def __init__(self, cache: "Cache"):
+        self.root = cache.root / "stat"
+        self.cache = cache
+        self._read_dir: Optional[str] = None
+        self._read: dict = {}
+        self._write_dir: Optional[str] = None
+        self._write: dict = {}
+
+    def _shard(self, directory: str) -> tuple[Path, str]:
+        absolute = os.path.abspath(directory)
+        h = hashlib.sha256(os.fsencode(absolute)).hexdigest()[:32]
+        return self.root / h[:2] / f"{h}.json", absolute
+
+    def _load(self, directory: str) -> dict:
+        shard, absolute = self._shard(directory)
+        try:
+            with open(shard, "rb") as f:
+                data = json.loads(f.read())
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("v") != FORMAT or data.get("dir") != absolute or not isinstance(data.get("files"), dict):
+            return {}
+        return data["files"]
+
+    def lookup(self, path: str) -> Optional[list]:
+        """The entry of ``path`` when its stat still matches, else None."""
+        directory, name = os.path.split(path)
+        if directory != self._read_dir:
+            self._read_dir, self._read = directory, self._load(directory)
+        entry = self._read.get(name)
+        if not isinstance(entry, list) or len(entry) != 6:
+            return None
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return entry if entry[:5] == stat_key(st) else None
+
+    def record(self, path: str, result) -> None:
+        """Note ``path``'s result (walk order); a directory's shard is
+        written when the walk leaves it."""
+        directory, name = os.path.split(path)
+        if directory != self._write_dir:
+            self.flush()
+            self._write_dir, self._write = directory, {}
+        entry = getattr(result, "index_entry", None) if result is not None else None
+        if entry is not None:
+            self._write[name] = entry
+
+    def flush(self) -> None:
+        directory, files = self._write_dir, self._write
+        self._write_dir, self._write = None, {}
+        if directory is None or files == self._load(directory):
+            return
+        shard, absolute = self._shard(directory)
+        try:
+            shard.parent.mkdir(parents=True, exist_ok=True)
+            _write_gitignore(self.root.parent.parent)
+            fd, tmp = tempfile.mkstemp(dir=shard.parent, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    json.dump({"v": FORMAT, "dir": absolute, "files": files}, f, separators=(",", ":"))
+                os.replace(tmp, shard)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            pass  # a read-only or full disk only costs speed
+
+
 def _write_gitignore(directory: Path) -> None:
     marker = directory / ".gitignore"
     if not marker.exists():

@@ -8,7 +8,9 @@ that raises becomes SGL000; the run always continues.
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 import subprocess
 import traceback
 from dataclasses import dataclass, field
@@ -52,6 +54,8 @@ class FileResult:
     launches: list[Launch] = field(default_factory=list)
     format: Optional[str] = None
     skipped: Optional[str] = None  # why the file was not linted
+    # a file the prefilter rejected: its `cache.StatIndex` entry
+    index_entry: Optional[list] = field(default=None, compare=False, repr=False)
 
 
 class _RuleSet:
@@ -203,7 +207,8 @@ def lint_source(path: str, text: str, options: Optional[Options] = None, fmt: Op
 
 def lint_file(path: str, options: Optional[Options] = None, fmt: Optional[str] = None) -> FileResult:
     options = options or Options()
-    fmt = fmt or detect_format(path, _head(path))
+    # by name first: the head (one more open) only decides files without a suffix
+    fmt = fmt or detect_format(path) or detect_format(path, _head(path))
     if fmt is None:
         return FileResult(path=path, skipped="not a supported format")
     try:
@@ -255,26 +260,45 @@ def iter_files(paths: Iterable[str], config: Config) -> Iterator[tuple[str, bool
     """(path, explicit) for every file to lint, in a deterministic order.
     Explicit file arguments are always linted; directories are walked,
     skipping excluded names, virtualenvs and what .gitignore ignores."""
+    patterns = tuple(config.exclude) + tuple(config.extend_exclude)
+    # below a directory that is not excluded only the new name can match an
+    # exclude pattern (`Config.is_excluded` matches every part of the path),
+    # unless a pattern names a path
+    by_name = type(config).is_excluded is Config.is_excluded and not any("/" in pat for pat in patterns)
+
+    # one regex for all patterns: what `fnmatch.fnmatchcase` matches with each
+    name_match = re.compile("|".join(f"(?:{fnmatch.translate(pat)})" for pat in patterns) or r"(?!)").match
+
+    def excluded(parent: Path, name: str, parent_checked: bool) -> bool:
+        if by_name and parent_checked:
+            return name_match(name) is not None
+        return config.is_excluded(parent / name)
+
     for arg in paths:
         p = Path(arg)
         if p.is_dir():
             allowed = _git_listing(p)
+            top = True
             for root, dirs, files in os.walk(p):
                 rootp = Path(root)
+                checked = not top  # the walk only enters directories that passed
+                top = False
                 dirs[:] = sorted(
                     d
                     for d in dirs
-                    if not config.is_excluded(rootp / d) and not (rootp / d / "pyvenv.cfg").exists()
+                    if not excluded(rootp, d, checked) and not (rootp / d / "pyvenv.cfg").exists()
                 )
+                prefix = str(rootp)
                 for name in sorted(files):
-                    fp = rootp / name
-                    if config.is_excluded(fp):
+                    if excluded(rootp, name, checked):
                         continue
+                    # str(rootp / name), without a Path per file
+                    fp = name if prefix == "." else (prefix + name if prefix.endswith("/") else prefix + "/" + name)
                     if allowed is not None and os.path.normpath(fp) not in allowed:
                         continue
-                    if fp.is_symlink() and not fp.exists():
+                    if os.path.islink(fp) and not Path(fp).exists():
                         continue
-                    yield str(fp), False
+                    yield fp, False
         else:
             yield arg, True
 

@@ -65,8 +65,55 @@ SHAPES: dict[str, bytes] = {
 #: formats whose quoted ``"sglang"`` word counts when ``serve`` is in the file too
 _QUOTED = {"python": (re.compile(_QUOTED_WORD), re.compile(_SERVE))}
 _COMPILED = {fmt: re.compile(pattern) for fmt, pattern in SHAPES.items()}
-_COMPILED_STR = {fmt: re.compile(pattern.decode("ascii")) for fmt, pattern in SHAPES.items()}
-_QUOTED_STR = {fmt: tuple(re.compile(p.pattern.decode("ascii")) for p in pair) for fmt, pair in _QUOTED.items()}
+
+# The same shapes as alternatives that each start with a literal: Python's
+# re then finds that literal at C speed, where one combined pattern (a
+# leading ``\b``, an alternation) is tried at every position of the file.
+# (pattern, whether a word boundary must precede the match: the leading
+# ``\b``, checked by hand). `may_launch` answers exactly as ``SHAPES`` and
+# ``_QUOTED`` would.
+_CALL_TAIL = rb"(?:\s*\(|\s+as\s)"
+_ALT_CALLS = [(name + _CALL_TAIL, True) for name in (rb"Engine", rb"Runtime", rb"ServerArgs", rb"popen_launch_server", rb"launch_server_cmd")]
+_ALT_LAUNCHER = [(rb"sglang\.launch_server", False), (rb"sglang_router\.launch_server", False), (rb"sglang serve", False)]
+_ALT_HYDRA = [(_HYDRA, False)]
+_ALT_ARGV = [(rb"launch_server", False), (rb"serve\b", True)]
+_ALTERNATIVES: dict[str, list[tuple[bytes, bool]]] = {
+    "python": _ALT_CALLS + _ALT_LAUNCHER + _ALT_HYDRA,
+    "shell": _ALT_ARGV + _ALT_CALLS + _ALT_HYDRA,
+    "dockerfile": _ALT_ARGV + _ALT_CALLS + _ALT_HYDRA,
+    "markdown": _ALT_ARGV + _ALT_CALLS + _ALT_LAUNCHER + _ALT_HYDRA,
+    "yaml": _ALT_ARGV + _ALT_CALLS + _ALT_HYDRA + [(rb"model[-_]path", False), (rb"\.sglang\.", False)],
+    "toml": _ALT_ARGV + _ALT_CALLS + _ALT_HYDRA + [(rb"sglang[\"']?\s*[\]=.]", False), (rb"server_args", False)],
+}
+_ALT_QUOTED = {"python": ([(_QUOTED_WORD, False)], [(rb"serve\b", True)])}
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _compiled(alternatives, text: bool):
+    return [(re.compile(p.decode("ascii") if text else p), bound) for p, bound in alternatives]
+
+
+_SEARCH = {fmt: _compiled(alts, False) for fmt, alts in _ALTERNATIVES.items()}
+_SEARCH_STR = {fmt: _compiled(alts, True) for fmt, alts in _ALTERNATIVES.items()}
+_SEARCH_QUOTED = {fmt: tuple(_compiled(a, False) for a in pair) for fmt, pair in _ALT_QUOTED.items()}
+_SEARCH_QUOTED_STR = {fmt: tuple(_compiled(a, True) for a in pair) for fmt, pair in _ALT_QUOTED.items()}
+
+
+def _found(alternatives, data: Union[bytes, str]) -> bool:
+    text = isinstance(data, str)
+    for pattern, bound in alternatives:
+        if not bound:
+            if pattern.search(data) is not None:
+                return True
+            continue
+        for m in pattern.finditer(data):
+            i = m.start()
+            if i == 0:
+                return True
+            before = data[i - 1]
+            if not (before.isalnum() or before == "_") if text else before not in _WORD_BYTES:
+                return True
+    return False
 
 
 def may_launch(fmt: str, data: Union[bytes, str]) -> bool:
@@ -75,11 +122,11 @@ def may_launch(fmt: str, data: Union[bytes, str]) -> bool:
     if isinstance(data, str):
         if "sglang" not in data:
             return False
-        pattern, quoted = _COMPILED_STR.get(fmt), _QUOTED_STR.get(fmt)
+        search, quoted = _SEARCH_STR.get(fmt), _SEARCH_QUOTED_STR.get(fmt)
     else:
         if WORD not in data:
             return False
-        pattern, quoted = _COMPILED.get(fmt), _QUOTED.get(fmt)
-    if pattern is None or pattern.search(data) is not None:
+        search, quoted = _SEARCH.get(fmt), _SEARCH_QUOTED.get(fmt)
+    if search is None or _found(search, data):
         return True
-    return quoted is not None and quoted[0].search(data) is not None and quoted[1].search(data) is not None
+    return quoted is not None and _found(quoted[0], data) and _found(quoted[1], data)

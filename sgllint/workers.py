@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import queue
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
@@ -26,6 +27,32 @@ from sgllint.extract import detect_format
 MIN_FILES_PER_WORKER = max(1, int(os.environ.get("SGLLINT_MIN_FILES_PER_WORKER", "200") or 200))
 #: files handed to a worker at a time
 CHUNK = 8
+#: at most this many walked files are held while deciding on workers
+LOOKAHEAD = 4096
+
+
+_UNKNOWN = object()
+_FORMAT_OF_SUFFIX: dict = {}
+
+
+def format_by_name(path: str):
+    """`detect_format(path)` (by name only), remembered per suffix when the
+    suffix alone decides it: a walk asks for every file, and `PurePath`
+    costs more than the rest of a prefilter-rejected file."""
+    from sgllint.extract import _SUFFIXES, EXTRACTORS
+
+    name = os.path.basename(path)
+    i = name.rfind(".")
+    suffix = name[i:] if 0 < i < len(name) - 1 else ""  # PurePath.suffix
+    if suffix:
+        fmt = _FORMAT_OF_SUFFIX.get(suffix, _UNKNOWN)
+        if fmt is not _UNKNOWN:
+            return fmt
+        probe = detect_format("x" + suffix)
+        if probe is not None and probe in EXTRACTORS and _SUFFIXES.get(suffix.lower()) == probe:
+            _FORMAT_OF_SUFFIX[suffix] = probe
+            return probe
+    return detect_format(path)
 
 
 def available_cores() -> int:
@@ -53,7 +80,7 @@ def lint_one(path: str, explicit: bool, options, cache=None, okey: str = ""):
     lints), read once, looked up in and stored to ``cache``."""
     from sgllint.engine import FileResult, lint_file
 
-    if not explicit and detect_format(path) is None and Path(path).suffix:
+    if not explicit and format_by_name(path) is None and Path(path).suffix:
         return None
     if not os.path.exists(path):
         return FileResult(path=path, skipped="no such file or directory")
@@ -75,13 +102,14 @@ def _cached(path: str, options, cache, okey: str):
     from sgllint.model import Source
     from sgllint.prefilter import may_launch
 
-    fmt = detect_format(path, _head(path))
+    fmt = format_by_name(path) or detect_format(path, _head(path))  # the head only without a suffix
     if fmt is None:
         return FileResult(path=path, skipped="not a supported format")
     try:
         if os.path.isdir(path):
             return FileResult(path=path, format=fmt, skipped="cannot read: Is a directory")
         with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         return FileResult(path=path, format=fmt, skipped=f"cannot read: {e.strerror or e}")
@@ -90,7 +118,8 @@ def _cached(path: str, options, cache, okey: str):
     if b"\0" in data[:8192]:
         return FileResult(path=path, format=fmt, skipped="binary file")
     if not may_launch(fmt, data):
-        return FileResult(path=path, format=fmt)  # cheaper than a cache lookup
+        # cheaper than a cache lookup; the next run only stats it (StatIndex)
+        return FileResult(path=path, format=fmt, index_entry=cachemod.index_entry(st, fmt))
     key = cache.key(path, data, okey)
     entry = cache.get(key)
     if entry is not None and entry.get("format") == fmt:
@@ -119,9 +148,9 @@ def _pack(result) -> Optional[tuple]:
     if result is None:
         return None
     if not result.diagnostics:
-        return (result.path, result.format, result.skipped, None, None, None)
+        return (result.path, result.format, result.skipped, None, None, None, result.index_entry)
     diags, sources = dump_diagnostics(result.diagnostics, result.path)
-    return (result.path, result.format, result.skipped, diags, sources, result.diagnostics[0].span.source.text)
+    return (result.path, result.format, result.skipped, diags, sources, result.diagnostics[0].span.source.text, result.index_entry)
 
 
 def _unpack(packed: Optional[tuple]):
@@ -131,8 +160,8 @@ def _unpack(packed: Optional[tuple]):
 
     if packed is None:
         return None
-    path, fmt, skipped, diags, sources, text = packed
-    result = FileResult(path=path, format=fmt, skipped=skipped)
+    path, fmt, skipped, diags, sources, text, entry = packed
+    result = FileResult(path=path, format=fmt, skipped=skipped, index_entry=entry)
     if diags:
         result.diagnostics = load_diagnostics(diags, Source(path, text), sources)
     return result
@@ -156,29 +185,90 @@ def _work(task: tuple[str, bool]) -> Optional[tuple]:
 
 def lint_many(files: Iterable[tuple[str, bool]], options, jobs: Optional[int] = 1, cache_dir: Optional[str] = None) -> Iterator:
     """`engine.FileResult` for each (path, explicit), in order."""
-    from sgllint.cache import Cache, options_key
+    from sgllint.cache import Cache, StatIndex, options_key
 
     cache = Cache(cache_dir) if cache_dir is not None else None
     okey = options_key(options) if cache is not None else ""
+    index = StatIndex(cache) if cache is not None else None
     jobs = resolve_jobs(jobs)
     files = iter(files)
-    head = list(itertools.islice(files, MIN_FILES_PER_WORKER * 2)) if jobs > 1 else []
-    if jobs > 1 and len(head) > MIN_FILES_PER_WORKER:
-        rest = list(itertools.islice(files, MIN_FILES_PER_WORKER * (jobs - 2)))
-        jobs = min(jobs, 1 + (len(head) + len(rest)) // MIN_FILES_PER_WORKER)
-        yield from _parallel(itertools.chain(head, rest, files), options, jobs, cache_dir, okey)
-        return
-    for path, explicit in itertools.chain(head, files):
-        result = lint_one(path, explicit, options, cache, okey)
-        if result is not None:
-            yield result
+    # look ahead for files left to lint (those the index does not know): a
+    # worker pays off only with enough of them
+    head: list = []
+    misses = 0
+    if jobs > 1:
+        for path, explicit in files:
+            known = _known(path, explicit, index)
+            head.append((path, explicit, known))
+            misses += known is None
+            if misses >= MIN_FILES_PER_WORKER * 2 or len(head) >= LOOKAHEAD:
+                break
+    try:
+        if jobs > 1 and misses > MIN_FILES_PER_WORKER:
+            rest = [(path, explicit, None) for path, explicit in itertools.islice(files, MIN_FILES_PER_WORKER * (jobs - 2))]
+            jobs = min(jobs, 1 + (misses + len(rest)) // MIN_FILES_PER_WORKER)
+            walk = itertools.chain(head, rest, ((path, explicit, _UNKNOWN) for path, explicit in files))
+            yield from _parallel(walk, options, jobs, cache_dir, okey, index)
+            return
+        walk = itertools.chain(head, ((path, explicit, _UNKNOWN) for path, explicit in files))
+        for path, explicit, known in walk:
+            if known is _UNKNOWN:
+                known = _known(path, explicit, index)
+            result = known if known is not None else lint_one(path, explicit, options, cache, okey)
+            if index is not None:
+                index.record(path, result)
+            if result is not None:
+                yield result
+    finally:
+        if index is not None:
+            index.flush()
 
 
-def _parallel(files, options, jobs: int, cache_dir: Optional[str], okey: str) -> Iterator:
+def _known(path: str, explicit: bool, index):
+    """The result of a walked file the `StatIndex` knows unchanged, else None."""
+    if index is None or explicit:
+        return None
+    entry = index.lookup(path)
+    if entry is None:
+        return None
+    from sgllint.engine import FileResult
+
+    return FileResult(path=path, format=entry[5], index_entry=entry)
+
+
+def _parallel(files, options, jobs: int, cache_dir: Optional[str], okey: str, index=None) -> Iterator:
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    # the pool's feeder thread walks and answers what the index knows; the
+    # rest goes to the workers. ``order`` keeps walk order: a result known
+    # at once, or "the next one from the workers".
+    order: queue.Queue = queue.Queue()
+
+    def feed():
+        try:
+            for path, explicit, known in files:
+                if known is _UNKNOWN:
+                    known = _known(path, explicit, index)
+                if known is not None:
+                    order.put((0, path, known))
+                else:
+                    order.put((1, path, None))
+                    yield path, explicit
+        except BaseException as exc:  # surfaces in the consuming thread
+            order.put((3, None, exc))
+        finally:
+            order.put((2, None, None))
+
     with ctx.Pool(jobs, initializer=_init_worker, initargs=(options, cache_dir, okey)) as pool:
-        for packed in pool.imap(_work, files, chunksize=CHUNK):
-            result = _unpack(packed)
+        results = pool.imap(_work, feed(), chunksize=CHUNK)
+        while True:
+            kind, path, value = order.get()
+            if kind == 2:
+                break
+            if kind == 3:
+                raise value
+            result = value if kind == 0 else _unpack(next(results))
+            if index is not None:
+                index.record(path, result)
             if result is not None:
                 yield result

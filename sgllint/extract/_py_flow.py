@@ -12,7 +12,7 @@ run after their enclosing scope, seeing its names as they are at its end
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Callable, Iterator, Optional
 
 import libcst as cst
@@ -97,36 +97,43 @@ class Frame:
         return self.parent.lookup_from_inside(name) if self.parent is not None else None
 
 
-class _CallCollector(cst.CSTVisitor):
-    """The calls in an expression, each with the names that comprehensions
-    and lambdas around it bind (those shadow the scope's names)."""
+#: the comprehension nodes: their loop variables shadow the scope's names
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
-    def __init__(self) -> None:
-        self.calls: list[tuple[cst.Call, frozenset]] = []
-        self._bound: list[frozenset] = [frozenset()]
 
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append((node, self._bound[-1]))
-
-    def _enter(self, names) -> None:
-        self._bound.append(self._bound[-1] | frozenset(names))
-
-    def _leave(self, node) -> None:
-        self._bound.pop()
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._enter(p.name.value for p in _parameters(node.params))
-
-    def _comprehension(self, node) -> None:
-        names = []
-        comp = node.for_in
-        while comp is not None:  # for a in x for b in y ...
-            names.extend(_dotted(t) for t in _flatten_targets(comp.target) if _dotted(t))
-            comp = comp.inner_for_in
-        self._enter(names)
-
-    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
-    leave_Lambda = leave_ListComp = leave_SetComp = leave_GeneratorExp = leave_DictComp = _leave
+def calls_in(node) -> list[tuple[cst.Call, frozenset]]:
+    """The calls in ``node``, each with the names that comprehensions and
+    lambdas around it bind (those shadow the scope's names). A plain field
+    walk: libcst's visitor rebuilds every node it passes."""
+    out: list[tuple[cst.Call, frozenset]] = []
+    stack = [(node, frozenset())]
+    while stack:
+        current, bound = stack.pop()
+        kind = type(current)
+        if kind is cst.Call:
+            out.append((current, bound))
+        elif kind is cst.Lambda:
+            bound = bound | frozenset(p.name.value for p in _parameters(current.params))
+        elif kind in _COMPREHENSIONS:
+            names = []
+            comp = current.for_in
+            while comp is not None:  # for a in x for b in y ...
+                names.extend(_dotted(t) for t in _flatten_targets(comp.target) if _dotted(t))
+                comp = comp.inner_for_in
+            bound = bound | frozenset(names)
+        names_of = _CHILD_FIELDS.get(kind)
+        if names_of is None:
+            names_of = _CHILD_FIELDS[kind] = tuple(f.name for f in fields(kind))
+        children = []
+        for name in names_of:
+            value = getattr(current, name)
+            if isinstance(value, cst.CSTNode):
+                children.append(value)
+            elif isinstance(value, (list, tuple)):
+                children.extend(v for v in value if isinstance(v, cst.CSTNode))
+        stack.extend((child, bound) for child in reversed(children))
+    return out
 
 
 class Interpreter:
@@ -138,15 +145,29 @@ class Interpreter:
         self.recording = True  # off during a loop body's first (priming) pass
         self._loop_depth = 0
         self._pending: list[tuple[cst.FunctionDef, Frame, tuple[str, ...]]] = []
+        # the top-level statement being run, and each queued function's: the
+        # context computes positions one top-level statement at a time
+        self._top = None
+        self._top_of: dict[int, object] = {}
+
+    def _enter_top(self, statement) -> None:
+        self._top = statement
+        enter = getattr(self.ctx, "enter_statement", None)
+        if enter is not None:
+            enter(statement)
 
     def run(self, module: cst.Module) -> None:
         frame = Frame(None)
         env = Env(frame, lambda name: None)
-        env = self.exec_statements(module.body, env)
+        for statement in module.body:
+            self._enter_top(statement)
+            env = self._guarded(statement, env)
         frame.final = env
         while self._pending:
             node, enclosing, stars = self._pending.pop(0)
+            self._enter_top(self._top_of.get(id(node)))
             self._run_function(node, enclosing, stars)
+        self._enter_top(None)
 
     def _run_function(self, node: cst.FunctionDef, enclosing: Frame, stars: tuple[str, ...]) -> None:
         frame = Frame(enclosing, outer_star_modules=stars)
@@ -198,10 +219,10 @@ class Interpreter:
         """Report the calls in ``node`` (an expression or small statement)."""
         if not self.recording or node is None:
             return
-        collector = _CallCollector()
-        node.visit(collector)
-        for call, shadowed in collector.calls:
-            self.on_call(call, self.evaluator(env, shadowed))
+        may_launch = getattr(self.ctx, "may_launch", None)
+        for call, shadowed in calls_in(node):
+            if may_launch is None or may_launch(call):
+                self.on_call(call, self.evaluator(env, shadowed))
 
     # -- simple statements -------------------------------------------------------
 
@@ -359,6 +380,7 @@ class Interpreter:
         env.bind(node.name.value, unknown(node.name.value, "a function defined in this file"))
         if self.recording:  # a function in a loop body is queued on the reported pass only
             self._pending.append((node, env.frame, env.all_star_modules()))
+            self._top_of[id(node)] = self._top
         return env
 
     def _exec_ClassDef(self, node, env: Env) -> Env:
