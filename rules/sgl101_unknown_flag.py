@@ -34,6 +34,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --enable-me
 """
 
 import difflib
+import functools
 
 from sgllint.catalog import history
 from sgllint.diagnostic import Edit, Fix
@@ -142,11 +143,24 @@ class UnknownFlag(Rule):
 def _unambiguous(word, guess, candidates):
     """The guess is the only candidate at its similarity, clearly ahead of
     the next one (a typo fix must not pick between two near-equal names)."""
-    def score(c):
-        return difflib.SequenceMatcher(None, word, c).ratio()
+    return _unambiguous_in(word, guess, tuple(dict.fromkeys(candidates)))
 
-    best = score(guess)
-    return all(score(c) < best - 0.05 for c in dict.fromkeys(candidates) if c != guess)
+
+@functools.lru_cache(maxsize=4096)
+def _unambiguous_in(word, guess, candidates):
+    # A monorepo repeats the same unknown flags; the full ratio is computed
+    # only for candidates whose cheap upper bounds could reach the threshold.
+    matcher = difflib.SequenceMatcher(None, word, guess)
+    threshold = matcher.ratio() - 0.05
+    for c in candidates:
+        if c == guess:
+            continue
+        matcher.set_seq2(c)
+        if matcher.real_quick_ratio() < threshold or matcher.quick_ratio() < threshold:
+            continue
+        if matcher.ratio() >= threshold:
+            return False
+    return True
 
 
 def _rename(arg, new):

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from typing import Iterable, Optional
 
 
 def closest(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> Optional[str]:
-    pool = list(dict.fromkeys(candidates))
+    return _closest(word, tuple(dict.fromkeys(candidates)), cutoff)
+
+
+@functools.lru_cache(maxsize=4096)  # a tree repeats the same unknown words
+def _closest(word: str, pool: tuple, cutoff: float) -> Optional[str]:
     if not pool:
         return None
     if word in pool:
