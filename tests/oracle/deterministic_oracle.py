@@ -39,11 +39,13 @@ How a case is judged
 from __future__ import annotations
 
 import argparse
+import atexit
 import io
 import json
 import logging
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -609,6 +611,7 @@ def run_group(gpu: str, cases: list[dict], model_dir: Path, timeout: float, out_
             return super()._should_stub(fullname)
 
     bindir = Path(tempfile.mkdtemp(prefix="fake-smi-"))
+    atexit.register(shutil.rmtree, bindir, True)  # one per group process
     write_fake_nvidia_smi(bindir, gpu)
     os.environ["PATH"] = f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"
     gpu_info = fake_gpu(gpu)

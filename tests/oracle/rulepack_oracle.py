@@ -41,16 +41,17 @@ How a case is judged
 from __future__ import annotations
 
 import argparse
+import atexit
 import io
 import json
 import logging
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -278,6 +279,7 @@ def run_group(gpu: str, cases: list[dict], model_root: Path, timeout: float, out
             return super()._should_stub(fullname)
 
     bindir = Path(tempfile.mkdtemp(prefix="fake-smi-"))
+    atexit.register(shutil.rmtree, bindir, True)  # one per group process
     det.write_fake_nvidia_smi(bindir, gpu)
     os.environ["PATH"] = f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"
     gpu_info = det.fake_gpu(gpu)
