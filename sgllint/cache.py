@@ -287,6 +287,8 @@ def dependencies(result) -> Optional[list]:
         ctx = launch.context
         if ctx.architecture is not None and ctx.architecture.source in ("local config.json", "Hugging Face cache"):
             external.add(str(ctx.architecture.detail))
+            # its presence is a model trait (modelinfo.dspark_subfolder); absent stats as None
+            external.add(str(Path(str(ctx.architecture.detail)).parent / "dspark" / "config.json"))
         if ctx.model is not None and isinstance(ctx.model.value, str) and not ctx.skip_model_checks:
             model = ctx.model.value
             base = str(Path(path).parent)

@@ -82,3 +82,22 @@ def test_cache_misses_when_the_file_or_a_config_file_changes(tmp_path, monkeypat
     script.write_text("python -m sglang.launch_server --model-path m --enable_metrics\n")
     assert cli.main(args) == 1
     assert "SGL101" in capsys.readouterr().out
+
+
+def test_cache_misses_when_a_dspark_subfolder_appears_beside_the_model(tmp_path, monkeypatch, capsys):
+    """SGL222's verdict depends on a ``dspark/`` folder next to a local
+    checkpoint's config.json (SGLang 0.5.23+ loads the draft from it), so the
+    cache must notice the folder appearing."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ckpt").mkdir()
+    (tmp_path / "ckpt" / "config.json").write_text('{"architectures": ["LlamaForCausalLM"], "model_type": "llama"}')
+    (tmp_path / "serve.sh").write_text(
+        "python -m sglang.launch_server --model-path ./ckpt --speculative-algorithm DSPARK\n"
+    )
+    args = ["check", "--isolated", "--no-environment", "--sglang-version", "0.5.23", "--gpu", "H100",
+            "--output-format", "concise", "--cache-dir", "c", "--jobs", "1", "serve.sh"]
+    assert cli.main(args) == 1
+    assert "SGL222" in capsys.readouterr().out
+    (tmp_path / "ckpt" / "dspark").mkdir()
+    (tmp_path / "ckpt" / "dspark" / "config.json").write_text('{"architectures": ["DSparkDraft"]}')
+    assert cli.main(args) == 0, capsys.readouterr().out
