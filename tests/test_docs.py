@@ -12,8 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_readme_rule_table_is_current():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert readme_table(readme) == rules_table(), (
-        "README rule table is stale: run `sgllint rules --markdown` and paste it between the markers"
+        "README rule table is stale: run `sgllint rules --markdown` and replace the marked block with it"
     )
+    # the generated block carries its own markers: pasting it between the old ones leaves strays
+    assert readme.count("<!-- rules-table:begin") == 1 and readme.count("<!-- rules-table:end -->") == 1
 
 
 def test_readme_has_the_two_commands():

@@ -63,6 +63,16 @@ OUTSIDE: dict[str, tuple[str, str]] = {
         "`managers/data_parallel_controller.py`; users hit it in sgl-project/sglang#3470 (2 nodes, `--tp 16`) and "
         "sgl-project/sglang#9451 (`--tp 16 --pp 2` on an 8-GPU pod)",
     ),
+    "SGL308": (
+        "SGLang resolves the arguments of `cutedsl_mla` with a model that does not use MLA (e.g. Qwen3) without "
+        "complaint; `create_cutedsl_mla_backend` refuses it when the model runner builds the attention backend "
+        "(`ValueError: cutedsl_mla backend can only be used with MLA models.`), after argument resolution, so the "
+        "oracle accepts that launch (listed under 'model-load check' below). SGL308's argument-time checks (prefill "
+        "role, SM10x, KV-cache dtype, `tokenspeed_mla`) are judged by the oracle as usual.",
+        "`sglang/srt/layers/attention/attention_registry.py` `create_cutedsl_mla_backend` (0.5.13.post1 :77-80, "
+        "0.5.19 :107-110, 0.5.23 :118-121: `if not runner.use_mla_backend: raise ValueError(...)`); the backend and "
+        "its start-up checks came with sgl-project/sglang#24737 (\"Support Flashinfer Cute-DSL MLA attention\")",
+    ),
     "SGL304": (
         "fa3 on an unsupported SM (SM8x with an MLA model, SM10x and later) is asserted when the model runner creates "
         "the attention backend, after argument resolution: SGLang accepts these launches in the oracle, and the "
@@ -88,6 +98,13 @@ ACCEPTED: list[tuple[str, object, str]] = [
         lambda case, rec, errors: rec["verdict"] == "accepted" and errors and set(errors) <= RUNTIME_RULES,
         "SGLang accepts the arguments and fails later, when the model runner builds the attention backend "
         "(SGL304, see 'Outside the oracle'); sgllint reports that failure now.",
+    ),
+    (
+        "model-load check",
+        lambda case, rec, errors: rec["verdict"] == "accepted" and errors == ["SGL308"] and all(
+            "can only be used with MLA models" in d.message for d in lint(case) if d.code == "SGL308"),
+        "SGLang accepts `cutedsl_mla` with a non-MLA model while resolving the arguments and fails when the model "
+        "runner creates the attention backend (SGL308, see 'Outside the oracle'); sgllint reports that failure now.",
     ),
 ]
 
