@@ -17,8 +17,20 @@ whose example produced the case:
 * SGLang accepted and sgllint reports any error -> disagree (false alarm),
   unless a reason in ``ACCEPTED`` explains it.
 
-Warnings and infos never count (SGLang accepts those launches). Harness
-errors of the oracle are counted separately and are never verdicts.
+Warnings and infos never count in that table (SGLang accepts those
+launches). Harness errors of the oracle are counted separately and are never
+verdicts.
+
+Warning rules that say "SGLang silently overwrites the value you wrote"
+(``REWRITES``: SGL241, SGL243-SGL246) are judged on their own accepted cases
+by what SGLang **did**: the oracle records each accepted case's effective
+values after resolution (``effective``), and the rule must warn exactly when
+the explicit value in the argv differs from the effective one (warned,
+rewritten -> agree; warned without a rewrite, or a rewrite without the
+warning -> disagree, unless ``WARN_ACCEPTED`` gives the reason). The same is
+checked on every accepted case of the other rules' examples ("other rules'
+cases": a rewrite rule must stay silent where nothing is rewritten). Every other
+warning-severity rule of the pack needs a reason in ``NOT_A_REWRITE``.
 
 Rules SGLang raises for only after the arguments are resolved (kernel load,
 model runner, a hang) are listed in ``OUTSIDE`` with the SGLang source line
@@ -109,6 +121,102 @@ ACCEPTED: list[tuple[str, object, str]] = [
 ]
 
 
+def _attention_dp_on(eff: dict) -> bool | None:
+    """Attention DP as the server runs it: ``attn_dp_size > 1`` where the
+    release has the split width (0.5.22+), else ``enable_dp_attention`` with
+    ``dp_size > 1`` (0.5.2-0.5.21 reset the flag when ``dp_size == 1``)."""
+    if eff.get("attn_dp_size") is not None:
+        return eff["attn_dp_size"] > 1
+    if "enable_dp_attention" not in eff:
+        return None
+    return bool(eff["enable_dp_attention"]) and (eff.get("dp_size") or 1) > 1
+
+
+#: warning rules whose claim is "SGLang overwrites your explicit value":
+#: rule -> (argv flag, effective field, effective value as the flag means it).
+#: The flag's explicit value is the last one in the argv (``--flag v``,
+#: ``--flag=v``; a bare flag is True); "rewritten" = explicit value given and
+#: not equal to the effective value (compared as the effective value's type).
+REWRITES: dict[str, tuple[str, str, object]] = {
+    "SGL241": ("--page-size", "page_size", None),
+    "SGL243": ("--chunked-prefill-size", "chunked_prefill_size", None),
+    "SGL244": ("--sampling-backend", "sampling_backend", None),
+    "SGL245": ("--enable-mixed-chunk", "enable_mixed_chunk", None),
+    "SGL246": ("--enable-dp-attention", "attention DP on", _attention_dp_on),
+}
+
+#: warning-severity rules of the pack that do not claim a rewrite: rule -> why
+NOT_A_REWRITE: dict[str, str] = {
+    "SGL211": "warns about a multi-node launch without `--dist-init-addr` (a hang at start-up, see 'Outside the "
+              "oracle'); SGLang overwrites no value, so there is nothing to observe after resolution.",
+}
+
+
+def explicit_value(argv: list[str], flag: str):
+    """The last value of ``flag`` in ``argv`` (True for a bare flag), or None."""
+    out = None
+    for i, w in enumerate(argv):
+        if w == flag:
+            nxt = argv[i + 1] if i + 1 < len(argv) else None
+            out = True if nxt is None or nxt.startswith("--") else nxt
+        elif w.startswith(flag + "="):
+            out = w.split("=", 1)[1]
+    return out
+
+
+def _same(explicit, effective) -> bool:
+    if isinstance(effective, bool) or explicit is True:
+        if isinstance(explicit, str):
+            explicit = explicit.lower() in ("1", "true", "yes")
+        return bool(explicit) == bool(effective)
+    if isinstance(effective, int):
+        try:
+            return int(explicit) == effective
+        except ValueError:
+            return False
+    if isinstance(effective, float):
+        try:
+            return float(explicit) == effective
+        except ValueError:
+            return False
+    return effective is not None and str(explicit) == str(effective)
+
+
+def rewrite_observed(rule: str, case: dict, rec: dict) -> tuple[object, object, bool] | None:
+    """(explicit, effective, rewritten) for a REWRITES rule on an accepted
+    case; None when the oracle did not record the effective field."""
+    flag, field, derive = REWRITES[rule]
+    eff = rec.get("effective")
+    if eff is None:
+        return None
+    explicit = explicit_value(case["argv"], flag)
+    if derive is not None:
+        value = derive(eff)
+    elif field in eff:
+        value = eff[field]
+    else:
+        return None
+    if value is None and derive is not None:
+        return None
+    return explicit, value, explicit is not None and not _same(explicit, value)
+
+
+#: understood warning disagreements: (name, test(rule, case, rec, warned, rewritten), reason)
+WARN_ACCEPTED: list[tuple[str, object, str]] = [
+    (
+        "explicit attention-DP width 1",
+        lambda rule, case, rec, warned, rewritten: rule == "SGL246" and rewritten and not warned and (
+            explicit_value(case["argv"], "--dp-size") == "1" or explicit_value(case["argv"], "--attn-dp-size") == "1"),
+        "`--enable-dp-attention --dp-size 1` writes attention DP over one group; SGLang resets `enable_dp_attention` "
+        "(0.5.10.post1 `server_args.py` :2634-2636 `if self.dp_size == 1: self.enable_dp_attention = False`; 0.5.23 "
+        "`arg_groups/parallel_hook.py` :50-60 keeps `attn_dp_size` 1), but one group is the same partition as none "
+        "(`layers/dp_attention.py` `compute_dp_attention_world_info`, 0.5.10.post1 :240-241: `attn_tp_size = tp_size "
+        "// attn_dp_size`), so the server runs what the launch writes and SGL246 by design reports only the width "
+        "left at its default.",
+    ),
+]
+
+
 def release_key(rel: str) -> tuple:
     return tuple(int(x) for x in rel.split("."))
 
@@ -165,6 +273,9 @@ def compare():
     table: dict[tuple[str, str], Counter] = defaultdict(Counter)
     problems: list[str] = []
     explained: list[str] = []
+    warn_table: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    warn_problems: list[str] = []
+    warn_explained: list[str] = []
     for case in cases["cases"]:
         rec = results.get(case["release"], {}).get(case["id"])
         rules = sorted({o["rule"] for o in case["origins"]})
@@ -179,6 +290,8 @@ def compare():
         diags = lint(case)
         errors = sorted({d.code for d in diags if d.severity.value == "error"})
         sglang = rec["verdict"]
+        if sglang == "accepted":
+            _compare_warnings(case, rec, rules, diags, warn_table, warn_problems, warn_explained)
         for r in rules:
             row = table[(r, case["release"])]
             row["cases"] += 1
@@ -203,7 +316,45 @@ def compare():
                 else:
                     row["disagree"] += 1
                     problems.append(line)
+    problems += warn_problems
+    explained += warn_explained
+    COMPARED["warnings"] = (warn_table, warn_problems, warn_explained)
     return cases, table, problems, explained
+
+
+#: the last compare()'s warning table, problems and explained lines
+COMPARED: dict[str, tuple] = {}
+
+
+def _compare_warnings(case, rec, rules, diags, table, problems, explained) -> None:
+    for r in REWRITES:
+        # own cases per release; every other accepted case once more, as a cross-check
+        row = table[(r, case["release"])] if r in rules else table[(r, "other rules' cases")]
+        seen = rewrite_observed(r, case, rec)
+        if seen is None:
+            row["no effective value"] += 1
+            continue
+        explicit, value, rewritten = seen
+        warned = any(d.code == r for d in diags)
+        row["cases"] += 1
+        row["warned"] += warned
+        row["rewritten"] += rewritten
+        if warned == rewritten:
+            row["agree"] += 1
+            continue
+        flag, field, _ = REWRITES[r]
+        origin = sorted({o['example'] + '/' + o['kind'] for o in case['origins'] if o['rule'] == r}) or \
+            sorted({o['example'] + '/' + o['kind'] for o in case['origins']})
+        line = (f"{r} (warning) {case['release']} {case['id']} [{', '.join(origin)}] "
+                f"{case['gpu']} {case['arch']} `{' '.join(case['argv'][2:])}`: {flag} {explicit!r} -> effective "
+                f"{field} {value!r} ({'rewritten' if rewritten else 'kept'}) | sgllint {'warns' if warned else 'silent'}")
+        reason = next((name for name, test, _ in WARN_ACCEPTED if test(r, case, rec, warned, rewritten)), None)
+        if reason is not None:
+            row["accepted-with-reason"] += 1
+            explained.append(f"[{reason}] " + line)
+        else:
+            row["disagree"] += 1
+            problems.append(line)
 
 
 def markdown(cases: dict, table, problems: list[str], explained: list[str]) -> str:
@@ -223,7 +374,8 @@ def markdown(cases: dict, table, problems: list[str], explained: list[str]) -> s
         "A case counts for each rule whose example produced it. It agrees when SGLang",
         "rejects it and sgllint reports an error (`fired`: this rule; `other`: another",
         "rule, e.g. SGL101 for a flag the release does not have), or SGLang accepts it",
-        "and sgllint reports no error at all. Warnings never count.",
+        "and sgllint reports no error at all. Warnings never count here; the warning",
+        "rules that claim a silent rewrite are judged in \"Warnings: rewrite observed\".",
         "",
         "| rule | release | cases | SGLang rejected | agree | fired | other | disagree | accepted-with-reason | harness errors |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -244,6 +396,42 @@ def markdown(cases: dict, table, problems: list[str], explained: list[str]) -> s
         f"| **all** | | {totals['cases']} | {totals['rejected']} | {totals['agree']} | {totals['agree: rule fired']} | "
         f"{totals['agree: other rule']} | {totals['disagree']} | {totals['accepted-with-reason']} | {totals['harness errors']} |"
     )
+    warn_table, _, _ = COMPARED.get("warnings", ({}, [], []))
+    lines += [
+        "",
+        "## Warnings: rewrite observed",
+        "",
+        "Warning rules that say SGLang silently overwrites an explicit value, judged on",
+        "their own cases that SGLang accepted by what it did: the oracle records the",
+        "effective values after resolution, and the rule agrees when it warns exactly",
+        "when the explicit value in the argv (`flag`) differs from the effective one",
+        "(`field`). `rewritten`: cases where SGLang changed the value; `warned`: cases",
+        "where the rule warned. The row \"other rules' cases\" checks the same on every",
+        "accepted case of the other rules' examples (all releases).",
+        "",
+        "| rule | flag → effective field | release | cases | warned | rewritten | agree | disagree | accepted-with-reason |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    wtot = Counter()
+    for code in sorted(REWRITES):
+        flag, field, _ = REWRITES[code]
+        for rel in releases + ["other rules' cases"]:
+            row = warn_table.get((code, rel), Counter())
+            if not row:
+                continue
+            if rel in releases:
+                wtot.update(row)
+            lines.append(
+                f"| {code} | `{flag}` → `{field}` | {rel} | {row['cases']} | {row['warned']} | {row['rewritten']} | "
+                f"{row['agree']} | {row['disagree']} | {row['accepted-with-reason']}"
+                + (f" (+{row['no effective value']} without effective value)" if row["no effective value"] else "")
+                + " |"
+            )
+    lines.append(f"| **all (own cases)** | | | {wtot['cases']} | {wtot['warned']} | {wtot['rewritten']} | {wtot['agree']} | "
+                 f"{wtot['disagree']} | {wtot['accepted-with-reason']} |")
+    lines += ["", "Warning rules that claim no rewrite:", ""]
+    for code, why in sorted(NOT_A_REWRITE.items()):
+        lines.append(f"- **{code}** ({rules.get(code, {}).get('name', '?')}): {why}")
     lines += ["", "## Outside the oracle", "",
               "Failures SGLang hits only after argument resolution; their cases above still",
               "check that nothing else fires.", ""]
@@ -254,6 +442,8 @@ def markdown(cases: dict, table, problems: list[str], explained: list[str]) -> s
         lines.append("None.")
     for name, _, why in ACCEPTED:
         lines.append(f"- **{name}**: {why}")
+    for name, _, why in WARN_ACCEPTED:
+        lines.append(f"- **{name}** (warning): {why}")
     for e in explained:
         lines.append(f"  - {e}")
     if problems:

@@ -30,7 +30,10 @@ How a case is judged
   ``_set_envs_and_config`` (environment variables, kernel-package version
   checks against the stubbed ``sgl_kernel``/``flashinfer``) is not run.
   The verdict is ``accepted`` or ``rejected`` with the ``stage`` that raised,
-  the exception class, message and the raising ``sglang`` file:line.
+  the exception class, message and the raising ``sglang`` file:line. An
+  accepted case also records ``effective``: the resolved values of
+  ``EFFECTIVE_FIELDS`` (what the warning rules SGL241, SGL243-SGL246 say SGLang
+  overwrites), read after ``PortArgs.init_new``.
 * ``harness-error`` is recorded (never as SGLang's verdict) by the same rules
   as ``deterministic_oracle``: the exception was raised outside ``sglang``,
   names a stub / missing CUDA, is an ``ImportError``, the case died or timed
@@ -148,6 +151,39 @@ def case_argv(case: dict, model_root: Path) -> list[str]:
 # --------------------------------------------------------------------------
 
 
+#: fields whose value after resolution is recorded for accepted cases (the
+#: warning rules say SGLang overwrites an explicit value of one of these)
+EFFECTIVE_FIELDS = (
+    "page_size", "chunked_prefill_size", "sampling_backend", "enable_mixed_chunk", "enable_dp_attention", "dp_size",
+    "attn_dp_size", "enable_dp_lm_head", "ep_size", "attention_backend", "prefill_attention_backend",
+    "decode_attention_backend", "disable_radix_cache", "enable_deterministic_inference", "speculative_algorithm",
+)
+
+
+def effective(server_args) -> dict:
+    """The values the server runs with, read from the resolved ``ServerArgs``
+    (as ``deterministic_oracle._effective``): through ``resolved_view`` where
+    the release has it (0.5.19+ keep resolution's writes as declarations),
+    else the record itself. A field the release does not have is left out."""
+    view = server_args
+    try:
+        from sglang.srt.arg_groups.model_override_base import resolved_view  # 0.5.19+
+
+        view = resolved_view(server_args)
+    except Exception:
+        pass
+    out = {}
+    for f in EFFECTIVE_FIELDS:
+        for src in (view, server_args):
+            try:
+                v = getattr(src, f)
+            except Exception:
+                continue
+            out[f] = v if v is None or isinstance(v, (bool, int, float, str)) else repr(v)
+            break
+    return out
+
+
 def judge(case: dict, model_root: Path, gpu: str) -> dict:
     from sglang.srt import server_args as sa
 
@@ -183,6 +219,7 @@ def judge(case: dict, model_root: Path, gpu: str) -> dict:
         stage = "PortArgs.init_new"
         sa.PortArgs.init_new(obj)
         res["verdict"] = "accepted"
+        res["effective"] = effective(obj)
         res["stages"] = [s for s in ("prepare_server_args", "resolve_once", "check_server_args", "PortArgs.init_new")
                          if s in ("prepare_server_args", "PortArgs.init_new") or hasattr(obj, s)]
     except BaseException as e:  # noqa: BLE001
