@@ -12,9 +12,12 @@ Offsets are Unicode code-point indices into the decoded file text (Python
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Union
 
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 class Source:
     """A file's decoded text and the line index used to render positions."""
@@ -32,20 +35,8 @@ class Source:
     @property
     def line_starts(self) -> list[int]:
         if self._line_starts is None:
-            starts = [0]
-            text = self.text
-            i = 0
-            n = len(text)
-            while i < n:
-                c = text[i]
-                if c == "\n":
-                    starts.append(i + 1)
-                elif c == "\r":
-                    if i + 1 < n and text[i + 1] == "\n":
-                        i += 1
-                    starts.append(i + 1)
-                i += 1
-            self._line_starts = starts
+            # \r\n, \r and \n end a line (never the other characters str.splitlines knows)
+            self._line_starts = [0] + [m.end() for m in _LINE_BREAK.finditer(self.text)]
         return self._line_starts
 
     def line_col(self, offset: int) -> tuple[int, int]:

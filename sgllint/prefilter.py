@@ -89,8 +89,21 @@ _ALT_QUOTED = {"python": ([(_QUOTED_WORD, False)], [(rb"serve\b", True)])}
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
+#: the literal every match of a pattern starts with (a regex is slower to
+#: scan a file for it than ``in``)
+_LITERAL = re.compile(rb"(?:[A-Za-z0-9_ ]|\\\.)+")
+
+
+def _literal(pattern: bytes) -> bytes:
+    return _LITERAL.match(pattern).group().replace(b"\\.", b".")
+
+
 def _compiled(alternatives, text: bool):
-    return [(re.compile(p.decode("ascii") if text else p), bound) for p, bound in alternatives]
+    out = []
+    for p, bound in alternatives:
+        literal = _literal(p)
+        out.append((re.compile(p.decode("ascii") if text else p), bound, literal.decode("ascii") if text else literal))
+    return out
 
 
 _SEARCH = {fmt: _compiled(alts, False) for fmt, alts in _ALTERNATIVES.items()}
@@ -101,7 +114,9 @@ _SEARCH_QUOTED_STR = {fmt: tuple(_compiled(a, True) for a in pair) for fmt, pair
 
 def _found(alternatives, data: Union[bytes, str]) -> bool:
     text = isinstance(data, str)
-    for pattern, bound in alternatives:
+    for pattern, bound, literal in alternatives:
+        if literal not in data:
+            continue
         if not bound:
             if pattern.search(data) is not None:
                 return True

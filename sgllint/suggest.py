@@ -20,8 +20,20 @@ def _closest(word: str, pool: tuple, cutoff: float) -> Optional[str]:
     lowered = {c.lower(): c for c in pool}
     if word.lower() in lowered:
         return lowered[word.lower()]
-    match = difflib.get_close_matches(word, pool, n=1, cutoff=cutoff)
-    return match[0] if match else None
+    # difflib.get_close_matches(word, pool, n=1, cutoff): the largest
+    # (ratio, candidate), skipping candidates whose cheap upper bounds cannot
+    # reach the best ratio found so far
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    best: Optional[tuple[float, str]] = None
+    for candidate in pool:
+        matcher.set_seq1(candidate)
+        floor = cutoff if best is None else max(cutoff, best[0])
+        if matcher.real_quick_ratio() >= floor and matcher.quick_ratio() >= floor:
+            ratio = matcher.ratio()
+            if ratio >= cutoff and (best is None or (ratio, candidate) > best):
+                best = (ratio, candidate)
+    return best[1] if best else None
 
 
 def split_glued(word: str, options: Iterable[str]) -> Optional[tuple[str, str]]:

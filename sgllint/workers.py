@@ -13,6 +13,7 @@ saves. ``jobs=None`` means one per available core.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import multiprocessing
 import os
@@ -208,6 +209,8 @@ def lint_many(files: Iterable[tuple[str, bool]], options, jobs: Optional[int] = 
             rest = [(path, explicit, None) for path, explicit in itertools.islice(files, MIN_FILES_PER_WORKER * (jobs - 2))]
             jobs = min(jobs, 1 + (misses + len(rest)) // MIN_FILES_PER_WORKER)
             walk = itertools.chain(head, rest, ((path, explicit, _UNKNOWN) for path, explicit in files))
+            if cache is None:  # a cache hit needs neither the rules nor libcst
+                _preload(options, head)
             yield from _parallel(walk, options, jobs, cache_dir, okey, index)
             return
         walk = itertools.chain(head, ((path, explicit, _UNKNOWN) for path, explicit in files))
@@ -236,6 +239,25 @@ def _known(path: str, explicit: bool, index):
     return FileResult(path=path, format=entry[5], index_entry=entry)
 
 
+def _preload(options, head) -> None:
+    """Import and build before the workers fork what each would otherwise
+    import and build for itself: the rules, and libcst and the Python
+    extractor when the walk has Python or Markdown files."""
+    try:
+        from sgllint.engine import _ruleset
+
+        _ruleset(options)
+        if any(format_by_name(path) in ("python", "markdown") for path, _, _ in head):
+            from sgllint.extract.python import _import_libcst
+
+            if _import_libcst() is not None:
+                import sgllint.extract._py_flow
+                import sgllint.extract._py_hydra
+                import sgllint.extract._py_launches
+    except Exception:  # a worker meets it again, where one file reports it
+        pass
+
+
 def _parallel(files, options, jobs: int, cache_dir: Optional[str], okey: str, index=None) -> Iterator:
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
@@ -259,7 +281,14 @@ def _parallel(files, options, jobs: int, cache_dir: Optional[str], okey: str, in
         finally:
             order.put((2, None, None))
 
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(options, cache_dir, okey)) as pool:
+    # what the parent holds now is never garbage in a worker: frozen, the
+    # workers' collections neither scan it nor copy its pages
+    gc.freeze()
+    try:
+        pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(options, cache_dir, okey))
+    finally:
+        gc.unfreeze()
+    with pool:
         results = pool.imap(_work, feed(), chunksize=CHUNK)
         while True:
             kind, path, value = order.get()

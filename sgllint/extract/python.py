@@ -410,7 +410,7 @@ def _reduce(text: str, tree=None, calls: Optional[_LaunchCalls] = None):
             if not relevant(node):
                 if _stub(lines, node):
                     changed[0] = True
-            elif isinstance(node, ast.ClassDef):
+            else:  # a kept class's methods, a kept function's own functions and classes
                 reduce(node.body)
 
     try:
@@ -421,7 +421,8 @@ def _reduce(text: str, tree=None, calls: Optional[_LaunchCalls] = None):
 
 
 def _stub(lines: list[str], node) -> bool:
-    """Replace ``node``'s body by ``pass`` on the body's first line."""
+    """Replace ``node``'s body by ``pass`` on the body's first line (and the
+    rest of its lines by one string token)."""
     first = node.body[0]
     start, end = first.lineno, node.end_lineno
     decorators = getattr(first, "decorator_list", None)
@@ -431,9 +432,15 @@ def _stub(lines: list[str], node) -> bool:
     indent = head[: first.col_offset]
     if indent.strip() or start <= node.lineno:
         return False  # the body starts on the header's last line
-    lines[start - 1] = indent + "pass"
-    for i in range(start, end):
-        lines[i] = ""
+    if end > start:
+        # the dropped lines as one string token: libcst makes a node of
+        # every blank line, and parses a string's lines at native speed
+        lines[start - 1] = indent + 'pass; """'
+        for i in range(start, end - 1):
+            lines[i] = ""
+        lines[end - 1] = '"""'
+    else:
+        lines[start - 1] = indent + "pass"
     return True
 
 
