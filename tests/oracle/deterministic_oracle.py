@@ -39,22 +39,23 @@ How a case is judged
 from __future__ import annotations
 
 import argparse
-import atexit
 import io
 import json
 import logging
 import os
-import select
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
 import traceback
 import types
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import _harness as harness  # noqa: E402  (stdlib only at import)
 
 # --------------------------------------------------------------------------
 # The matrix
@@ -429,13 +430,7 @@ def _check_model_config(model_path: str, arch: str) -> str | None:
 
 
 def _effective(server_args) -> dict:
-    view = server_args
-    try:
-        from sglang.srt.arg_groups.model_override_base import resolved_view  # 0.5.20+
-
-        view = resolved_view(server_args)
-    except Exception:
-        pass
+    view = harness.resolved_view(server_args)  # 0.5.20+
     out = {}
     for f in ("attention_backend", "prefill_attention_backend", "decode_attention_backend",
               "disable_radix_cache", "enable_deterministic_inference", "sampling_backend", "page_size"):
@@ -459,21 +454,12 @@ def judge(case: dict, model_dir: Path, gpu: str) -> dict:
     log_buf = io.StringIO()
     handler = logging.StreamHandler(log_buf)
     handler.setLevel(logging.WARNING)
-    err_buf = io.StringIO()
     obj = None
-    old_stderr = sys.stderr
     try:
-        sys.stderr = err_buf
-        try:
-            obj = sa.prepare_server_args(argv)
-        except SystemExit as e:
-            sys.stderr = old_stderr
-            res.update({"verdict": "rejected", "error_class": "SystemExit(argparse)",
-                        "error": err_buf.getvalue().strip().splitlines()[-1] if err_buf.getvalue().strip() else f"exit {e.code}",
-                        "raised_at": "argparse"})
+        obj, rejected = harness.prepare_server_args(sa, argv)
+        if rejected:
+            res.update(rejected)
             return res
-        finally:
-            sys.stderr = old_stderr
         logging.getLogger().addHandler(handler)
         if hasattr(obj, "resolve_once"):
             obj.resolve_once()
@@ -501,41 +487,31 @@ def judge(case: dict, model_dir: Path, gpu: str) -> dict:
         res["warnings"] = warnings[:8]
     res["seconds"] = round(time.time() - t_start, 2)
     res["modules_imported"] = len(sys.modules) - n_mods
-    # Harness sanity: SGLang's probes and config loading must agree with the case.
+    return check_harness(res, gpu, str(model_dir / case["arch"]), case["arch"],
+                         said=("verdict", "error_class", "error", "backend"), record_probes=True)
+
+
+def check_harness(res: dict, gpu: str, model_path: str, arch: str, said: tuple, record_probes: bool = False) -> dict:
+    """Harness sanity, after a case: SGLang's probes and config loading must
+    agree with the case, else ``res`` becomes a ``harness-error`` (what SGLang
+    said kept under ``sglang_said``, its ``said`` keys); a ``harness-error``
+    gets its ``error`` prefixed."""
     probes, bad = _probe_platform(gpu)
-    res["probes"] = probes
+    if record_probes:
+        res["probes"] = probes
     problems = list(bad)
-    cfg_problem = _check_model_config(str(model_dir / case["arch"]), case["arch"])
+    cfg_problem = _check_model_config(model_path, arch)
     res["sglang_arch"] = _SEEN_ARCH[0]
     if cfg_problem:
         problems.append(cfg_problem)
     if problems:
         if res["verdict"] != "harness-error":
-            res["sglang_said"] = {k: res.get(k) for k in ("verdict", "error_class", "error", "backend")}
+            res["sglang_said"] = {k: res.get(k) for k in said}
         res["verdict"] = "harness-error"
         res["error"] = "harness-error: " + "; ".join(problems)
     elif res["verdict"] == "harness-error":
         res["error"] = "harness-error: " + f"{res.get('error_class')}: {res.get('error')}"
     return res
-
-
-def _warm_up_torch_probes() -> None:
-    """Let torch answer "is triton installed?" before any stub exists (the
-    answer is cached), and import the torch modules that probe it at import."""
-    try:
-        from torch.utils import _triton
-
-        _triton.has_triton_package()
-        _triton.has_triton()
-    except Exception:
-        pass
-    for m in ("torch.utils.flop_counter", "torch._inductor.runtime.hints", "torch._inductor.runtime.triton_compat",
-              "torch._inductor.codecache", "torch._functorch.aot_autograd", "torch._dynamo",
-              "torch._inductor.ir", "torch._inductor.compile_fx"):
-        try:
-            __import__(m)
-        except Exception:
-            pass
 
 
 def _preload_lazy_imports(cases: list[dict], model_dir: Path, gpu: str) -> int:
@@ -550,90 +526,23 @@ def _preload_lazy_imports(cases: list[dict], model_dir: Path, gpu: str) -> int:
             continue
         seen_arch.add(case["arch"])
         probe_case = {**case, "backend_arg": None, "deterministic": "flag"}
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(r)
-            before = set(sys.modules)
-            try:
-                judge(probe_case, model_dir, gpu)
-            except BaseException:  # noqa: BLE001
-                pass
-            new = [m for m in sys.modules if m not in before]
-            with os.fdopen(w, "wb") as f:
-                f.write(json.dumps(new).encode())
-            os._exit(0)
-        os.close(w)
-        with os.fdopen(r, "rb") as f:
-            data = f.read()
-        os.waitpid(pid, 0)
+        data = harness.lazy_imports_in_fork(partial(judge, probe_case, model_dir, gpu))
         try:
             for m in json.loads(data or b"[]"):
                 if m not in names:
                     names.append(m)
         except Exception:
             pass
-    n = 0
-    for m in names:
-        if m in sys.modules or m.split(".")[0] not in ("sglang", "transformers"):
-            continue
-        try:
-            __import__(m)
-            n += 1
-        except BaseException:  # noqa: BLE001
-            pass
-    return n
+    return harness.preload(names)
 
 
 def run_group(gpu: str, cases: list[dict], model_dir: Path, timeout: float, out_path: Path) -> None:
     """Group process: fake the GPU, import sglang once, fork per case."""
     sys.path.insert(0, str(HERE))
-    from dump_option_strings import _StubFinder, _warm_up_third_party_probes
-
-    class _OracleStubFinder(_StubFinder):
-        """The dump's stub finder, stricter: a submodule of a stubbed package
-        is stubbed only for SGLang's own imports too (torch probing
-        ``triton.runtime.jit`` must get the real ImportError)."""
-
-        def _importer(self) -> str:
-            skip = {self.this_file, __file__}
-            f = sys._getframe(1)
-            while f is not None:
-                fn = f.f_code.co_filename
-                if "importlib" not in fn and not fn.startswith("<frozen") and fn not in skip:
-                    return str(f.f_globals.get("__name__", ""))
-                f = f.f_back
-            return ""
-
-        def _should_stub(self, fullname: str) -> bool:
-            if fullname.split(".")[0] != "sglang" and not self._importer().startswith("sglang"):
-                return False
-            return super()._should_stub(fullname)
-
-    bindir = Path(tempfile.mkdtemp(prefix="fake-smi-"))
-    atexit.register(shutil.rmtree, bindir, True)  # one per group process
-    write_fake_nvidia_smi(bindir, gpu)
-    os.environ["PATH"] = f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"
-    gpu_info = fake_gpu(gpu)
-    _warm_up_third_party_probes()
-    _warm_up_torch_probes()
-    finder = _OracleStubFinder()
-    sys.meta_path.append(finder)
+    gpu_info, finder = harness.enter_group(lambda bindir: write_fake_nvidia_smi(bindir, gpu), lambda: fake_gpu(gpu),
+                                           __file__)
     results = []
-    t0 = time.time()
-    import_error = None
-    try:
-        from sglang.srt import server_args as _sa  # noqa: F401
-        # Modules the validation imports lazily; importing them here only
-        # saves time in each fork (a launch imports them too).
-        for m in ("sglang.srt.configs.model_config", "sglang.srt.arg_groups.pipeline"):
-            try:
-                __import__(m)
-            except Exception:
-                pass
-    except BaseException as e:  # noqa: BLE001
-        import_error = f"import sglang.srt.server_args failed: {type(e).__name__}: {e}"
-    import_s = round(time.time() - t0, 1)
+    import_error, import_s = harness.import_server_args()
     preloaded = 0
     if not import_error and os.environ.get("SGL_ORACLE_PRELOAD", "1") == "1":
         preloaded = _preload_lazy_imports(cases, model_dir, gpu)
@@ -643,45 +552,7 @@ def run_group(gpu: str, cases: list[dict], model_dir: Path, timeout: float, out_
             results.append({**base, "verdict": "harness-error", "backend": None, "radix_disabled": False,
                             "error": "harness-error: " + import_error})
             continue
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # case process
-            os.close(r)
-            try:
-                out = judge(case, model_dir, gpu)
-            except BaseException as e:  # noqa: BLE001
-                out = {"verdict": "harness-error", "error": f"harness-error: judge crashed: {type(e).__name__}: {e}"}
-            try:
-                data = json.dumps(out, default=repr).encode()
-            except Exception as e:  # noqa: BLE001
-                data = json.dumps({"verdict": "harness-error", "error": f"harness-error: unserialisable result {e}"}).encode()
-            with os.fdopen(w, "wb") as f:
-                f.write(data)
-            os._exit(0)
-        os.close(w)
-        chunks, deadline, timed_out = [], time.time() + timeout, False
-        with os.fdopen(r, "rb") as f:
-            while True:
-                left = deadline - time.time()
-                if left <= 0:
-                    timed_out = True
-                    break
-                ready, _, _ = select.select([f], [], [], left)
-                if not ready:
-                    continue
-                chunk = os.read(f.fileno(), 1 << 16)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        if timed_out:
-            os.kill(pid, 9)
-        _, status = os.waitpid(pid, 0)
-        if timed_out:
-            out = {"verdict": "harness-error", "error": f"harness-error: case timed out after {timeout}s"}
-        elif not chunks:
-            out = {"verdict": "harness-error", "error": f"harness-error: case process died (wait status {status})"}
-        else:
-            out = json.loads(b"".join(chunks))
+        out = harness.run_in_fork(partial(judge, case, model_dir, gpu), timeout)
         rec = {**base, **out}
         rec.setdefault("backend", None)
         rec.setdefault("radix_disabled", False)
@@ -695,18 +566,6 @@ def run_group(gpu: str, cases: list[dict], model_dir: Path, timeout: float, out_
 # --------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------
-
-
-def _release_version() -> str:
-    import importlib.util
-
-    spec = importlib.util.find_spec("sglang")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("sglang is not importable: put the release's --target dir on PYTHONPATH")
-    vfile = Path(list(spec.submodule_search_locations)[0]) / "version.py"
-    ns: dict = {}
-    exec(vfile.read_text(), ns)
-    return ns["__version__"]
 
 
 def _has_rl_flag() -> bool:
@@ -729,67 +588,29 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2, help="GPU groups run in parallel")
     ap.add_argument("--timeout", type=float, default=180.0, help="seconds per case")
     ap.add_argument("--models-dir", default=None, help="where to write the model config dirs (default: a temp dir)")
-    # internal: run one group
-    ap.add_argument("--_group", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--_cases", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--_result", default=None, help=argparse.SUPPRESS)
-    args = ap.parse_args()
-
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    args = harness.parse_args(ap)  # + internal: run one group
 
     if args._group:
         cases = json.loads(Path(args._cases).read_text())
         run_group(args._group, cases, Path(args.models_dir), args.timeout, Path(args._result))
         return 0
 
-    version = _release_version()
+    version = harness.release_version()
     has_rl = _has_rl_flag()
     gpus = [g for g in args.gpus.split(",") if g]
     archs = [a for a in args.archs.split(",") if a]
     work = Path(tempfile.mkdtemp(prefix="sgl-det-oracle-"))
     model_dir = Path(args.models_dir) if args.models_dir else work / "models"
     write_models(model_dir)
-    procs: list[tuple[str, subprocess.Popen, Path]] = []
-    pending = list(gpus)
-    done: dict[str, dict] = {}
     t0 = time.time()
-    while pending or procs:
-        while pending and len(procs) < args.jobs:
-            gpu = pending.pop(0)
-            cf, rf = work / f"cases-{gpu}.json", work / f"result-{gpu}.json"
-            cf.write_text(json.dumps(build_cases(has_rl, [gpu], archs)))
-            log = open(work / f"group-{gpu}.log", "w")
-            p = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--wheel", args.wheel, "--out", args.out,
-                                  "--models-dir", str(model_dir), "--timeout", str(args.timeout),
-                                  "--_group", gpu, "--_cases", str(cf), "--_result", str(rf)],
-                                 stdout=log, stderr=subprocess.STDOUT)
-            procs.append((gpu, p, rf))
-        time.sleep(0.5)
-        for item in list(procs):
-            gpu, p, rf = item
-            if p.poll() is not None:
-                procs.remove(item)
-                if rf.exists():
-                    done[gpu] = json.loads(rf.read_text())
-                else:
-                    cases = build_cases(has_rl, [gpu], archs)
-                    done[gpu] = {"gpu": gpu, "results": [
-                        {**c, "sm": list(GPUS[gpu][0]), "tp_size": 1, "verdict": "harness-error", "backend": None,
-                         "radix_disabled": False,
-                         "error": f"harness-error: group process exited {p.returncode}; see {work}/group-{gpu}.log"}
-                        for c in cases]}
-                n = len(done[gpu]["results"])
-                print(f"[{version}] {gpu}: {n} cases, import {done[gpu].get('import_seconds')}s, "
-                      f"elapsed {time.time() - t0:.0f}s", flush=True)
-    env = {"python": sys.version.split()[0]}
-    for dist in ("torch", "transformers", "torchvision"):
-        try:
-            import importlib.metadata as md
-
-            env[dist] = md.version(dist)
-        except Exception:
-            env[dist] = None
+    done = harness.run_groups(
+        [(gpu, gpu, build_cases(has_rl, [gpu], archs)) for gpu in gpus],
+        [sys.executable, str(Path(__file__).resolve()), "--wheel", args.wheel, "--out", args.out,
+         "--models-dir", str(model_dir), "--timeout", str(args.timeout)],
+        args.jobs, work, version,
+        lambda c, error: {**c, "sm": list(GPUS[c["gpu"]][0]), "tp_size": 1, "verdict": "harness-error", "backend": None,
+                          "radix_disabled": False, "error": error})
+    env = harness.env_versions()
     records = []
     stubbed: set[str] = set()
     for gpu in gpus:

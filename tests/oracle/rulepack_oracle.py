@@ -44,43 +44,28 @@ How a case is judged
 from __future__ import annotations
 
 import argparse
-import atexit
 import io
 import json
 import logging
 import os
-import select
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import deterministic_oracle as det  # noqa: E402  (stdlib-only at import)
+import _harness as harness  # noqa: E402  (stdlib only at import)
 
 # SM (x10) -> the oracle GPU faked for it (deterministic_oracle.GPUS)
 GPU_BY_SM = {80: "A100", 90: "H100", 100: "B200", 103: "B300", 110: "Thor", 120: "RTX5090"}
 DEFAULT_GPU = "H100"
 
-_DENSE = dict(
-    hidden_size=1024,
-    intermediate_size=2048,
-    num_hidden_layers=2,
-    num_attention_heads=16,
-    num_key_value_heads=4,
-    vocab_size=32000,
-    max_position_embeddings=32768,
-    rms_norm_eps=1e-6,
-    torch_dtype="bfloat16",
-    tie_word_embeddings=False,
-    bos_token_id=0,
-    eos_token_id=1,
-    rope_theta=1000000.0,
-)
+#: deterministic_oracle's dense fields, with GQA, a longer context and a rope theta
+_DENSE = {**det._COMMON, "num_key_value_heads": 4, "max_position_embeddings": 32768, "rope_theta": 1000000.0}
 
 #: architectures the rule pack's examples name, beyond deterministic_oracle's
 EXTRA_MODEL_CONFIGS: dict[str, dict] = {
@@ -165,13 +150,7 @@ def effective(server_args) -> dict:
     (as ``deterministic_oracle._effective``): through ``resolved_view`` where
     the release has it (0.5.19+ keep resolution's writes as declarations),
     else the record itself. A field the release does not have is left out."""
-    view = server_args
-    try:
-        from sglang.srt.arg_groups.model_override_base import resolved_view  # 0.5.19+
-
-        view = resolved_view(server_args)
-    except Exception:
-        pass
+    view = harness.resolved_view(server_args)  # 0.5.19+
     out = {}
     for f in EFFECTIVE_FIELDS:
         for src in (view, server_args):
@@ -193,22 +172,13 @@ def judge(case: dict, model_root: Path, gpu: str) -> dict:
     log_buf = io.StringIO()
     handler = logging.StreamHandler(log_buf)
     handler.setLevel(logging.WARNING)
-    err_buf = io.StringIO()
-    old_stderr = sys.stderr
     stage = "prepare_server_args"
     obj = None
     try:
-        sys.stderr = err_buf
-        try:
-            obj = sa.prepare_server_args(argv)
-        except SystemExit as e:
-            sys.stderr = old_stderr
-            text = err_buf.getvalue().strip()
-            res.update({"verdict": "rejected", "stage": "argparse", "error_class": "SystemExit(argparse)",
-                        "error": text.splitlines()[-1] if text else f"exit {e.code}", "raised_at": "argparse"})
+        obj, rejected = harness.prepare_server_args(sa, argv)
+        if rejected:
+            res.update({"verdict": "rejected", "stage": "argparse", **rejected})
             return _finish(res, case, model_root, gpu, t_start, log_buf)
-        finally:
-            sys.stderr = old_stderr
         logging.getLogger().addHandler(handler)
         if hasattr(obj, "resolve_once"):
             stage = "resolve_once"
@@ -235,108 +205,19 @@ def _finish(res: dict, case: dict, model_root: Path, gpu: str, t_start: float, l
     warnings = [ln for ln in log_buf.getvalue().splitlines() if ln.strip()]
     if warnings:
         res["warnings"] = warnings[:6]
-    probes, bad = det._probe_platform(gpu)
-    problems = list(bad)
-    cfg_problem = det._check_model_config(str(model_root / case["model"]), case["arch"])
-    res["sglang_arch"] = det._SEEN_ARCH[0]
-    if cfg_problem:
-        problems.append(cfg_problem)
-    if problems:
-        if res["verdict"] != "harness-error":
-            res["sglang_said"] = {k: res.get(k) for k in ("verdict", "error_class", "error", "raised_at")}
-        res["verdict"] = "harness-error"
-        res["error"] = "harness-error: " + "; ".join(problems)
-    elif res["verdict"] == "harness-error":
-        res["error"] = "harness-error: " + f"{res.get('error_class')}: {res.get('error')}"
-    return res
+    return det.check_harness(res, gpu, str(model_root / case["model"]), case["arch"],
+                             said=("verdict", "error_class", "error", "raised_at"))
 
 
-def _run_case(case: dict, model_root: Path, gpu: str, timeout: float) -> dict:
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # case process
-        os.close(r)
-        os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="rp-case-")  # PortArgs' ipc files
-        tempfile.tempdir = None
-        try:
-            out = judge(case, model_root, gpu)
-        except BaseException as e:  # noqa: BLE001
-            out = {"verdict": "harness-error", "error": f"harness-error: judge crashed: {type(e).__name__}: {e}"}
-        try:
-            data = json.dumps(out, default=repr).encode()
-        except Exception as e:  # noqa: BLE001
-            data = json.dumps({"verdict": "harness-error", "error": f"harness-error: unserialisable result {e}"}).encode()
-        with os.fdopen(w, "wb") as f:
-            f.write(data)
-        os._exit(0)
-    os.close(w)
-    chunks, deadline, timed_out = [], time.time() + timeout, False
-    with os.fdopen(r, "rb") as f:
-        while True:
-            left = deadline - time.time()
-            if left <= 0:
-                timed_out = True
-                break
-            ready, _, _ = select.select([f], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(f.fileno(), 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    if timed_out:
-        os.kill(pid, 9)
-    _, status = os.waitpid(pid, 0)
-    if timed_out:
-        return {"verdict": "harness-error", "error": f"harness-error: case timed out after {timeout}s"}
-    if not chunks:
-        return {"verdict": "harness-error", "error": f"harness-error: case process died (wait status {status})"}
-    return json.loads(b"".join(chunks))
+def _case_tmpdir() -> None:
+    os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="rp-case-")  # PortArgs' ipc files
+    tempfile.tempdir = None
 
 
 def run_group(gpu: str, cases: list[dict], model_root: Path, timeout: float, out_path: Path) -> None:
-    from dump_option_strings import _StubFinder, _warm_up_third_party_probes
-
-    class _OracleStubFinder(_StubFinder):
-        """As deterministic_oracle's: submodules of stubs only for SGLang's imports."""
-
-        def _importer(self) -> str:
-            skip = {self.this_file, __file__, det.__file__}
-            f = sys._getframe(1)
-            while f is not None:
-                fn = f.f_code.co_filename
-                if "importlib" not in fn and not fn.startswith("<frozen") and fn not in skip:
-                    return str(f.f_globals.get("__name__", ""))
-                f = f.f_back
-            return ""
-
-        def _should_stub(self, fullname: str) -> bool:
-            if fullname.split(".")[0] != "sglang" and not self._importer().startswith("sglang"):
-                return False
-            return super()._should_stub(fullname)
-
-    bindir = Path(tempfile.mkdtemp(prefix="fake-smi-"))
-    atexit.register(shutil.rmtree, bindir, True)  # one per group process
-    det.write_fake_nvidia_smi(bindir, gpu)
-    os.environ["PATH"] = f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"
-    gpu_info = det.fake_gpu(gpu)
-    _warm_up_third_party_probes()
-    det._warm_up_torch_probes()
-    finder = _OracleStubFinder()
-    sys.meta_path.append(finder)
-    t0 = time.time()
-    import_error = None
-    try:
-        from sglang.srt import server_args as _sa  # noqa: F401
-
-        for m in ("sglang.srt.configs.model_config", "sglang.srt.arg_groups.pipeline"):
-            try:
-                __import__(m)
-            except Exception:
-                pass
-    except BaseException as e:  # noqa: BLE001
-        import_error = f"import sglang.srt.server_args failed: {type(e).__name__}: {e}"
-    import_s = round(time.time() - t0, 1)
+    gpu_info, finder = harness.enter_group(lambda bindir: det.write_fake_nvidia_smi(bindir, gpu),
+                                           lambda: det.fake_gpu(gpu), __file__, det.__file__)
+    import_error, import_s = harness.import_server_args()
     # Speed-up only (as deterministic_oracle): one throwaway fork per model
     # learns the lazily imported sglang/transformers modules; the group imports them.
     if not import_error and os.environ.get("SGL_ORACLE_PRELOAD", "1") == "1":
@@ -345,34 +226,15 @@ def run_group(gpu: str, cases: list[dict], model_root: Path, timeout: float, out
             if case["model"] in seen:
                 continue
             seen.add(case["model"])
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(r)
-                before = set(sys.modules)
-                try:
-                    judge({**case, "argv": ["--model-path", "{MODEL}"]}, model_root, gpu)
-                except BaseException:  # noqa: BLE001
-                    pass
-                with os.fdopen(w, "wb") as f:
-                    f.write(json.dumps([m for m in sys.modules if m not in before]).encode())
-                os._exit(0)
-            os.close(w)
-            with os.fdopen(r, "rb") as f:
-                data = f.read()
-            os.waitpid(pid, 0)
-            for m in json.loads(data or b"[]"):
-                if m not in sys.modules and m.split(".")[0] in ("sglang", "transformers"):
-                    try:
-                        __import__(m)
-                    except BaseException:  # noqa: BLE001
-                        pass
+            probe_case = {**case, "argv": ["--model-path", "{MODEL}"]}
+            data = harness.lazy_imports_in_fork(partial(judge, probe_case, model_root, gpu))
+            harness.preload(json.loads(data or b"[]"))
     results = []
     for case in cases:
         if import_error:
             out = {"verdict": "harness-error", "error": "harness-error: " + import_error}
         else:
-            out = _run_case(case, model_root, gpu, timeout)
+            out = harness.run_in_fork(partial(judge, case, model_root, gpu), timeout, _case_tmpdir)
         results.append({"id": case["id"], **out})
     out_path.write_text(json.dumps({"gpu": gpu, "gpu_info": gpu_info, "import_seconds": import_s,
                                     "stubbed_modules": sorted(finder.stubbed), "results": results}))
@@ -383,18 +245,6 @@ def run_group(gpu: str, cases: list[dict], model_root: Path, timeout: float, out
 # --------------------------------------------------------------------------
 
 
-def _release_version() -> str:
-    import importlib.util
-
-    spec = importlib.util.find_spec("sglang")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("sglang is not importable: put the release's --target dir on PYTHONPATH")
-    vfile = Path(list(spec.submodule_search_locations)[0]) / "version.py"
-    ns: dict = {}
-    exec(vfile.read_text(), ns)
-    return ns["__version__"]
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--wheel", required=True, help="file name of the wheel on PYTHONPATH (recorded)")
@@ -403,20 +253,15 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2, help="GPU groups run in parallel")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per case")
     ap.add_argument("--only", default=None, help="comma list of case ids or rule codes (debugging)")
-    ap.add_argument("--_group", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--_cases", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--_result", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--models-dir", default=None, help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    args = harness.parse_args(ap)
 
     if args._group:
         run_group(args._group, json.loads(Path(args._cases).read_text()), Path(args.models_dir), args.timeout,
                   Path(args._result))
         return 0
 
-    version = _release_version()
+    version = harness.release_version()
     base = ".".join(version.split(".")[:3])
     all_cases = json.loads(Path(args.cases).read_text())["cases"]
     cases = [c for c in all_cases if c["release"] == base]
@@ -438,44 +283,14 @@ def main() -> int:
             part = cs[i::n]
             if part:
                 chunks.append((f"{gpu}-{i}", gpu, part))
-    pending = list(chunks)
-    procs: list = []
-    done: dict[str, dict] = {}
     t0 = time.time()
-    while pending or procs:
-        while pending and len(procs) < args.jobs:
-            name, gpu, part = pending.pop(0)
-            cf, rf = work / f"cases-{name}.json", work / f"result-{name}.json"
-            cf.write_text(json.dumps(part))
-            log = open(work / f"group-{name}.log", "w")
-            p = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--wheel", args.wheel, "--out", args.out,
-                                  "--models-dir", str(model_root), "--timeout", str(args.timeout),
-                                  "--_group", gpu, "--_cases", str(cf), "--_result", str(rf)],
-                                 stdout=log, stderr=subprocess.STDOUT)
-            procs.append((name, gpu, part, p, rf))
-        time.sleep(0.5)
-        for item in list(procs):
-            name, gpu, part, p, rf = item
-            if p.poll() is None:
-                continue
-            procs.remove(item)
-            if rf.exists():
-                done[name] = json.loads(rf.read_text())
-            else:
-                done[name] = {"gpu": gpu, "results": [
-                    {"id": c["id"], "verdict": "harness-error",
-                     "error": f"harness-error: group process exited {p.returncode}; see {work}/group-{name}.log"}
-                    for c in part]}
-            print(f"[{version}] {name}: {len(part)} cases, import {done[name].get('import_seconds')}s, "
-                  f"elapsed {time.time() - t0:.0f}s", flush=True)
-    env = {"python": sys.version.split()[0]}
-    for dist in ("torch", "transformers", "torchvision"):
-        try:
-            import importlib.metadata as md
-
-            env[dist] = md.version(dist)
-        except Exception:
-            env[dist] = None
+    done = harness.run_groups(
+        chunks,
+        [sys.executable, str(Path(__file__).resolve()), "--wheel", args.wheel, "--out", args.out,
+         "--models-dir", str(model_root), "--timeout", str(args.timeout)],
+        args.jobs, work, version,
+        lambda c, error: {"id": c["id"], "verdict": "harness-error", "error": error})
+    env = harness.env_versions()
     by_id = {c["id"]: c for c in cases}
     records, stubbed = [], set()
     for name in sorted(done):
