@@ -113,17 +113,7 @@ class Cache:
             if not self._created:
                 _write_gitignore(self.root.parent)
                 self._created = True
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(entry, f, ensure_ascii=False, separators=(",", ":"))
-                os.replace(tmp, target)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            _write_json_atomically(target, entry, ensure_ascii=False)
         except OSError:
             pass  # a read-only or full disk only costs speed
 
@@ -229,19 +219,25 @@ class StatIndex:
         try:
             shard.parent.mkdir(parents=True, exist_ok=True)
             _write_gitignore(self.root.parent.parent)
-            fd, tmp = tempfile.mkstemp(dir=shard.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump({"v": FORMAT, "dir": absolute, "files": files}, f, separators=(",", ":"))
-                os.replace(tmp, shard)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            _write_json_atomically(shard, {"v": FORMAT, "dir": absolute, "files": files}, ensure_ascii=True)
         except OSError:
             pass  # a read-only or full disk only costs speed
+
+
+def _write_json_atomically(target: Path, obj, *, ensure_ascii: bool) -> None:
+    """Write to a temporary file beside ``target``, then rename: a concurrent
+    run reads the old entry or the new one, never half of one."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(obj, f, ensure_ascii=ensure_ascii, separators=(",", ":"))
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _write_gitignore(directory: Path) -> None:

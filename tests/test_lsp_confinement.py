@@ -40,6 +40,12 @@ def _launcher(model: Path, conf: Path) -> str:
     return f"#!/bin/sh\npython -m sglang.launch_server --model-path {model} --config {conf} --enable_metrics\n"
 
 
+def _open_shell(client: Client, path: Path, text: str) -> str:
+    uri = path.as_uri()
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "shellscript", "version": 1, "text": text}})
+    return uri
+
+
 def _start(ws: Path) -> Client:
     client = Client(ws)
     client.request(
@@ -86,8 +92,7 @@ def test_server_reads_nothing_outside_the_workspace(layout):
     serve.write_text(text)
     client = _start(ws)
     try:
-        uri = serve.as_uri()
-        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "shellscript", "version": 1, "text": text}})
+        uri = _open_shell(client, serve, text)
         diags = client.diagnostics(uri)
         # the outer .sgllint.toml (ignore = SGL101) was not discovered
         assert any(d["code"] == "SGL101" and "--enable_metrics" in d["message"] for d in diags), diags
@@ -147,8 +152,7 @@ def test_files_inside_the_workspace_are_still_read(tmp_path):
     serve.write_text(text)
     client = _start(ws)
     try:
-        uri = serve.as_uri()
-        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "shellscript", "version": 1, "text": text}})
+        uri = _open_shell(client, serve, text)
         assert [d["code"] for d in client.diagnostics(uri)] == ["SGL109"]  # SGL101 ignored by the workspace config
         assert MARKER_ARCH in json.dumps(_hover(client, uri, text, "--tp"))
     finally:

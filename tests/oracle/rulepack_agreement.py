@@ -310,12 +310,7 @@ def compare():
                         f"{case['gpu']} {case['arch']} `{' '.join(case['argv'][2:])}`: SGLang {sglang}"
                         f"{' (' + (rec.get('error_class') or '') + ': ' + (rec.get('error') or '')[:160] + ' @ ' + str(rec.get('raised_at')) + ')' if sglang == 'rejected' else ''}"
                         f" | sgllint errors {errors or 'none'}")
-                if reason is not None:
-                    row["accepted-with-reason"] += 1
-                    explained.append(f"[{reason}] " + line)
-                else:
-                    row["disagree"] += 1
-                    problems.append(line)
+                _record(row, reason, line, explained, problems)
     problems += warn_problems
     explained += warn_explained
     COMPARED["warnings"] = (warn_table, warn_problems, warn_explained)
@@ -324,6 +319,16 @@ def compare():
 
 #: the last compare()'s warning table, problems and explained lines
 COMPARED: dict[str, tuple] = {}
+
+
+def _record(row, reason, line: str, explained: list, problems: list) -> None:
+    """A disagreement: explained when an accepted reason matches, else a problem."""
+    if reason is not None:
+        row["accepted-with-reason"] += 1
+        explained.append(f"[{reason}] " + line)
+    else:
+        row["disagree"] += 1
+        problems.append(line)
 
 
 def _compare_warnings(case, rec, rules, diags, table, problems, explained) -> None:
@@ -349,12 +354,7 @@ def _compare_warnings(case, rec, rules, diags, table, problems, explained) -> No
                 f"{case['gpu']} {case['arch']} `{' '.join(case['argv'][2:])}`: {flag} {explicit!r} -> effective "
                 f"{field} {value!r} ({'rewritten' if rewritten else 'kept'}) | sgllint {'warns' if warned else 'silent'}")
         reason = next((name for name, test, _ in WARN_ACCEPTED if test(r, case, rec, warned, rewritten)), None)
-        if reason is not None:
-            row["accepted-with-reason"] += 1
-            explained.append(f"[{reason}] " + line)
-        else:
-            row["disagree"] += 1
-            problems.append(line)
+        _record(row, reason, line, explained, problems)
 
 
 def markdown(cases: dict, table, problems: list[str], explained: list[str]) -> str:
