@@ -303,6 +303,20 @@ def run_groups(groups: list[tuple[str, str, list[dict]]], group_argv: list[str],
     return done
 
 
+def portable(records, *, models: Path):
+    """``records`` with this machine's paths replaced by placeholders, so the
+    committed data names no temporary directory: the model directory becomes
+    ``{MODELS}``, the release's site directory ``{SITE}``, this checkout
+    ``{REPO}``."""
+    site = os.environ.get("PYTHONPATH", "").split(os.pathsep)[0]
+    repo = str(Path(__file__).resolve().parents[2])
+    pairs = [(str(models), "{MODELS}")] + ([(site, "{SITE}")] if site else []) + [(repo, "{REPO}")]
+    text = json.dumps(records, default=repr)
+    for path, placeholder in pairs:
+        text = text.replace(json.dumps(path)[1:-1], placeholder)
+    return json.loads(text)
+
+
 def release_version() -> str:
     """``sglang.version.__version__`` of the release on PYTHONPATH, read
     without importing sglang."""

@@ -617,6 +617,7 @@ def main() -> int:
         stubbed.update(done[gpu].get("stubbed_modules", []))
         for rec in done[gpu]["results"]:
             records.append({"release": version, "wheel": args.wheel, "env": env, **rec})
+    records = harness.portable(records, models=model_dir)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(records, indent=1, default=repr) + "\n")
