@@ -124,14 +124,15 @@ class DpAttentionDisabledByDpSizeOne(Rule):
             also = " and --enable-dp-lm-head"
             related.append((lm_head.flag_span, "switched off too"))
         written = "--dp-size 1" if dp_arg is not None else "--dp-size left at its default 1"
+        width_flag = "--attn-dp-size" if split else "--dp-size"
         if split:
             how = "moves --dp-size (1) into --attn-dp-size, so attention DP stays off"
-            fix = f"use --attn-dp-size N instead (N attention-DP groups dividing --tp-size {tp}, e.g. --attn-dp-size {tp})"
+            fix = f"use {width_flag} N instead"
         else:
             how = "silently switches attention DP off (enable_dp_attention = False, no log line)"
-            fix = f"add --dp-size N (N attention-DP groups dividing --tp-size {tp}, e.g. --dp-size {tp})"
-        if tp is None or tp <= 1:
-            fix = fix.split(" (")[0]
+            fix = f"add {width_flag} N"
+        if tp is not None and tp > 1:
+            fix += f" (N attention-DP groups dividing --tp-size {tp}, e.g. {width_flag} {tp})"
         yield self.diagnostic(
             enable.flag_span,
             f"--enable-dp-attention{also} is overridden: with {written} SGLang {v} {how}; the server runs plain tensor "
