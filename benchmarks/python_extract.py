@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sgllint.extract.python import extract  # noqa: E402
-from sgllint.model import Source  # noqa: E402
+from sgllint.formats.python.extractor import extract  # noqa: E402
+from sgllint.model.facts import Source  # noqa: E402
 
 REPEAT = 7
 WHEEL_FILES = ("sglang/test/test_utils.py", "sglang/srt/server_args.py")

@@ -93,7 +93,7 @@ def bench_tree(tree: Path, repeat: int, flake8: bool, jobs: str, baseline: Optio
 
 def per_file_costs(tree: Path, limit: int = 60) -> dict:
     """Median in-process ms per file with a launch and per file without."""
-    from sgllint.engine import Options, lint_file
+    from sgllint.engine.pipeline import Options, lint_file
 
     options = Options(use_environment=False)
     with_launch, without = [], []
@@ -139,7 +139,7 @@ def _launcher_500() -> str:
 def edit_latency(edits: int = 50) -> dict:
     """engine.lint_source per edit of a 500-line launcher (the LSP's work on
     didChange), against `sgllint check` of the same file as a process."""
-    from sgllint.engine import Options, lint_source
+    from sgllint.engine.pipeline import Options, lint_source
 
     text = _launcher_500()
     options = Options(use_environment=False)
@@ -187,7 +187,7 @@ def lsp_latency(edits: int = 50) -> Optional[dict]:
     try:
         import pygls  # noqa: F401
 
-        from sgllint.lsp import DEBOUNCE_SECONDS
+        from sgllint.hosts.lsp.server import DEBOUNCE_SECONDS
     except ImportError:
         return None
     text = _launcher_500()

@@ -24,11 +24,14 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct
 
 # To add a rule: copy this file to rules/sglNNN_<bad_pattern>.py, rename the
 # class, set code/name/severity, write the docstring sections and at least one
-# Valid and one Invalid example per format, then implement check().
+# Valid and one Invalid example per format, then implement check(). If the
+# rule offers a fix, each Invalid example declares the text after it:
+# fix="..." (and unsafe=True for an unsafe fix), or fix_to="..." when the fix
+# only replaces the text at= names.
 # `pytest tests/test_rules.py -k SGLNNN` runs the examples;
 # `sgllint rules --markdown` refreshes the README table.
 
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 
 
 class TemplateRule(Rule):

@@ -24,7 +24,7 @@ python -m sglang.launch_server --model-path "Qwen/Qwen2.5-7B-Instruct"
 - The format's own parser (tree-sitter-bash for shell).
 """
 
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid, WARNING
 
 
 class ParseError(Rule):
@@ -54,9 +54,13 @@ class ParseError(Rule):
     ]
 
     def check_file(self, facts):
+        # a code block that does not parse is a flaw of the documentation,
+        # not of a file that runs: a warning (issue 18)
+        severity = WARNING if facts.format == "markdown" else None
         for problem in facts.problems:
             yield self.diagnostic(
                 problem.span,
                 f"cannot parse this {facts.format} file: {problem.message}",
                 help="fix the syntax error; launches after it may not have been checked",
+                severity=severity,
             )

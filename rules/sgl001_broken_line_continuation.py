@@ -30,8 +30,8 @@ python -m sglang.launch_server \
 - Bash manual, "Escape Character": a backslash-newline pair is a line continuation.
 """
 
-from sgllint.diagnostic import Edit, Fix
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.diagnostic import Edit, Fix
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 
 
 class BrokenLineContinuation(Rule):
@@ -53,6 +53,7 @@ class BrokenLineContinuation(Rule):
             "python -m sglang.launch_server \\\n  --model-path Qwen/Qwen2.5-7B-Instruct \\ \n  --tp-size 2 --port 30000\n",
             at=("\\", 2),
             message="--tp-size 2 --port 30000",
+            fix='python -m sglang.launch_server \\\n  --model-path Qwen/Qwen2.5-7B-Instruct \\\n  --tp-size 2 --port 30000\n',
         ),
         Invalid.sh(
             "python -m sglang.launch_server \\\n  --model-path Qwen/Qwen2.5-7B-Instruct \\  # model\n  --mem-fraction-static 0.8\n",

@@ -34,13 +34,15 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --enable-me
 """
 
 import difflib
-import functools
+import re
 
 from sgllint.catalog import history
-from sgllint.diagnostic import Edit, Fix
-from sgllint.rule import ERROR, Invalid, Rule, Valid
-from sgllint.suggest import closest, split_glued
+from sgllint.model.diagnostic import Edit, Fix
+from sgllint.model.rule import ERROR, INFO, Invalid, Rule, Valid
+from sgllint.resolve.suggest import clearly_closest, closest, split_glued
+from sgllint.resolve.wrapped import own_strings
 
+_ELLIPSIS = re.compile(r"^(?:\.{3,}|\u2026)$")
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
 
@@ -48,22 +50,36 @@ class UnknownFlag(Rule):
     code = "SGL101"
     name = "unknown-flag"
     severity = ERROR
+    #: SGLang's server parser, and the diffusion server's (``sglang serve``
+    #: of an image/video model, ``sglang generate``)
+    targets = frozenset({"sglang", "diffusion"})
 
     VALID = [
         Valid.sh(f"{LAUNCH} --enable-metrics --tp-size 2"),
         Valid.sh("sglang serve Qwen/Qwen2.5-7B-Instruct --port 30000", sglang="0.5.23"),
         Valid.sh(f"python -m sglang_router.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --dp-size 2 --router-policy cache_aware"),
         Valid.sh(f"{LAUNCH} $EXTRA_ARGS"),
+        # the wrapper's own flags are never SGLang's unknown flags
+        Valid.sh("python -m dynamo.sglang --model-path Qwen/Qwen3-0.6B --endpoint dyn://dynamo.backend.generate --dyn-reasoning-parser qwen3"),
+        Valid.sh("python -m sglang_router.launch_router --pd-disaggregation --prefill $PREFILL_URL --decode $DECODE_URL"),
+        Valid.sh("sglang serve --model-path black-forest-labs/FLUX.1-dev --num-gpus 1 --vae-cpu-offload", sglang="0.5.23"),
     ]
     INVALID = [
-        Invalid.sh(f"{LAUNCH} --enable_metrics", at="--enable_metrics", message="--enable-metrics"),
-        Invalid.sh(f"{LAUNCH} --tp-sizes 2", at="--tp-sizes", message="--tp-size"),
+        Invalid.sh(f"{LAUNCH} --enable_metrics", at="--enable_metrics", message="--enable-metrics",
+                   fix='python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --enable-metrics', unsafe=True),
+        Invalid.sh(f"{LAUNCH} --tp-sizes 2", at="--tp-sizes", message="--tp-size",
+                   fix='python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp-size 2', unsafe=True),
         Invalid.sh(
             f"{LAUNCH} --disable-custom-all-reduce--enable-mscclpp",
             at="--disable-custom-all-reduce--enable-mscclpp",
             message="missing space",
         ),
         Invalid.sh("python -m sglang.launch_server Qwen/Qwen2.5-7B-Instruct --port 30000", at="Qwen/Qwen2.5-7B-Instruct"),
+        Invalid.sh("python -m dynamo.sglang --model-path Qwen/Qwen3-0.6B --enable_metrics", at="--enable_metrics", message="0.5.21",
+                   fix='python -m dynamo.sglang --model-path Qwen/Qwen3-0.6B --enable-metrics', unsafe=True),
+        Invalid.sh("sglang serve --model-path black-forest-labs/FLUX.1-dev --vae-cpu-ofload", at="--vae-cpu-ofload",
+                   message="diffusion", sglang="0.5.23",
+                   fix='sglang serve --model-path black-forest-labs/FLUX.1-dev --vae-cpu-offload', unsafe=True),
     ]
 
     def check(self, launch):
@@ -71,6 +87,8 @@ class UnknownFlag(Rule):
         version = catalog.version
         for arg in launch.args:
             if arg.resolution == "positional" and arg.option is None:
+                if _ELLIPSIS.match(arg.spelling):
+                    continue  # "sglang generate ... --flag": documentation leaving words out
                 yield self.diagnostic(
                     arg.flag_span,
                     f"unexpected positional argument '{arg.spelling}': {launch.entry} takes only options "
@@ -85,13 +103,16 @@ class UnknownFlag(Rule):
                 yield from self._unknown_kwarg(arg, launch)
                 continue
             spelling = arg.spelling
-            if history.option_versions(spelling):
+            if launch.context.target == "sglang" and history.option_versions(spelling):
                 continue  # exists in another release: SGL106 / SGL111
             yield self._unknown_option(arg, spelling, launch)
 
     def _unknown_option(self, arg, spelling, launch):
         catalog = launch.context.catalog
-        strings = catalog.long_strings()
+        strings = catalog.long_string_tuple()  # shared, never copied: asked for each unknown flag
+        wrapped = launch.context.wrapped
+        if wrapped is not None:  # the wrapper's own options sit in the same parser
+            strings = strings + tuple(own_strings(wrapped))
         glued = split_glued(spelling, strings)
         if glued:
             return self.diagnostic(
@@ -109,10 +130,22 @@ class UnknownFlag(Rule):
                 fix=_rename(arg, dashed),
                 launch=launch,
             )
-        guess = closest(dashed, strings)
+        guess = closest(dashed, strings, source=arg.flag_span.source)
+        patch = next((h for h in launch.site.hints if h.kind == "patched-sglang" and h.span is not None), None)
+        typo = guess is not None and difflib.SequenceMatcher(None, dashed, guess).ratio() >= 0.9
+        if patch is not None and not typo:  # the file patches SGLang: the patch may add the option
+            line = patch.span.start_line_col()[0]
+            return self.diagnostic(
+                arg.flag_span,
+                f"'{spelling}' is not an option of SGLang {catalog.version}; this file patches SGLang "
+                f"({patch.value} on line {line}), so it may come from the patch",
+                help="check the patch adds this option",
+                severity=INFO,
+                launch=launch,
+            )
         return self.diagnostic(
             arg.flag_span,
-            f"'{spelling}' is not an option of SGLang {catalog.version}",
+            f"'{spelling}' is not an option of {_parser_name(launch)}",
             help=f"did you mean {guess}?" if guess else "run `sglang serve --help` for the list of options",
             fix=_rename(arg, guess) if guess and _unambiguous(dashed, guess, strings) else None,
             launch=launch,
@@ -127,7 +160,7 @@ class UnknownFlag(Rule):
             hint = f"keyword arguments are ServerArgs field names: use {cli.field}="
             fix = _rename(arg, cli.field)
         else:
-            guess = closest(name, catalog.fields)
+            guess = closest(name, catalog.fields, source=arg.flag_span.source)
             hint = f"did you mean {guess}=?" if guess else "keyword arguments must be ServerArgs field names"
             if guess and _unambiguous(name, guess, catalog.fields):
                 fix = _rename(arg, guess)
@@ -140,27 +173,19 @@ class UnknownFlag(Rule):
         )
 
 
+def _parser_name(launch):
+    context = launch.context
+    if context.target == "diffusion":
+        return f"SGLang {context.catalog.version}'s diffusion server (sglang {context.diffusion.command})"
+    if context.wrapped is not None:
+        return f"SGLang {context.catalog.version} or {context.wrapped.package} {context.wrapped.version}"
+    return f"SGLang {context.catalog.version}"
+
+
 def _unambiguous(word, guess, candidates):
     """The guess is the only candidate at its similarity, clearly ahead of
     the next one (a typo fix must not pick between two near-equal names)."""
-    return _unambiguous_in(word, guess, tuple(dict.fromkeys(candidates)))
-
-
-@functools.lru_cache(maxsize=4096)
-def _unambiguous_in(word, guess, candidates):
-    # A monorepo repeats the same unknown flags; the full ratio is computed
-    # only for candidates whose cheap upper bounds could reach the threshold.
-    matcher = difflib.SequenceMatcher(None, word, guess)
-    threshold = matcher.ratio() - 0.05
-    for c in candidates:
-        if c == guess:
-            continue
-        matcher.set_seq2(c)
-        if matcher.real_quick_ratio() < threshold or matcher.quick_ratio() < threshold:
-            continue
-        if matcher.ratio() >= threshold:
-            return False
-    return True
+    return clearly_closest(word, guess, candidates, 0.05)
 
 
 def _rename(arg, new):

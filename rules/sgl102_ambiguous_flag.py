@@ -28,8 +28,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --pp-size 2
 """
 
 from sgllint.catalog import history
-from sgllint.rule import ERROR, Invalid, Rule, Valid
-from sgllint.suggest import format_choices
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.resolve.suggest import format_choices
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -38,6 +38,7 @@ class AmbiguousFlag(Rule):
     code = "SGL102"
     name = "ambiguous-flag"
     severity = ERROR
+    targets = frozenset({"sglang", "diffusion"})  # also the diffusion server's parser
 
     VALID = [
         Valid.sh(f"{LAUNCH} --pp-size 2 --quantization fp8"),
@@ -54,7 +55,8 @@ class AmbiguousFlag(Rule):
         for arg in launch.args:
             if arg.resolution != "ambiguous":
                 continue
-            earlier = history.before(history.option_versions(arg.spelling), version)
+            # the LLM server's history (the diffusion server's flags have none recorded)
+            earlier = history.before(history.option_versions(arg.spelling), version) if launch.context.target == "sglang" else ()
             was = f" ({arg.spelling} itself was an option up to {earlier[-1]})" if earlier else ""
             yield self.diagnostic(
                 arg.flag_span,

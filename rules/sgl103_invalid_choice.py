@@ -28,8 +28,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --attention
 """
 
 from sgllint.catalog import history
-from sgllint.rule import ERROR, Invalid, Rule, Valid
-from sgllint.suggest import closest, format_choices
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.resolve.suggest import closest, format_choices
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -38,6 +38,7 @@ class InvalidChoice(Rule):
     code = "SGL103"
     name = "invalid-choice"
     severity = ERROR
+    targets = frozenset({"sglang", "diffusion"})  # also the diffusion server's parser
 
     VALID = [
         Valid.sh(f"{LAUNCH} --attention-backend flashinfer --dtype bfloat16"),
@@ -59,7 +60,8 @@ class InvalidChoice(Rule):
             choices = [str(c) for c in arg.option.choices or ()]
             flag = arg.option.name
             guess = closest(value, choices)
-            elsewhere = history.choice_versions(flag, value)
+            # the LLM server's history (the diffusion server's choices have none recorded)
+            elsewhere = history.choice_versions(flag, value) if launch.context.target == "sglang" else ()
             note = f"; '{value}' was valid in SGLang {history.span_text(elsewhere)}" if elsewhere else ""
             help_text = f"did you mean '{guess}'? " if guess else ""
             help_text += f"valid values: {format_choices(choices)}"

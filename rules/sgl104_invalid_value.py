@@ -27,7 +27,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct
   `human_readable_int`, `json_list_type` in `sglang/srt/utils/common.py`.
 """
 
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -36,6 +36,7 @@ class InvalidValue(Rule):
     code = "SGL104"
     name = "invalid-value"
     severity = ERROR
+    targets = frozenset({"sglang", "diffusion"})  # also the diffusion server's parser
 
     VALID = [
         Valid.sh(f"{LAUNCH} --tp-size 2 --mem-fraction-static 0.85 --enable-metrics"),

@@ -24,7 +24,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --port 3000
   as used by `prepare_server_args` in `sglang/srt/server_args.py`.
 """
 
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -33,6 +33,7 @@ class MissingValue(Rule):
     code = "SGL105"
     name = "missing-value"
     severity = ERROR
+    targets = frozenset({"sglang", "diffusion"})  # also the diffusion server's parser
 
     VALID = [
         Valid.sh(f"{LAUNCH} --port 30000 --cuda-graph-bs-decode 1 2 4 8"),

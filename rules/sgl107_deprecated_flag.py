@@ -29,8 +29,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --cuda-grap
   `sglang/srt/server_args.py`.
 """
 
-from sgllint.diagnostic import Edit, Fix, Severity
-from sgllint.rule import WARNING, Invalid, Rule, Valid
+from sgllint.model.diagnostic import Edit, Fix, Severity
+from sgllint.model.rule import WARNING, Invalid, Rule, Valid
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -47,7 +47,8 @@ class DeprecatedFlag(Rule):
     INVALID = [
         Invalid.sh(f"{LAUNCH} --disable-cuda-graph", at="--disable-cuda-graph", message="--cuda-graph-backend", sglang="0.5.23"),
         Invalid.sh(f"{LAUNCH} --tp-size 2 --dp-size 2 --enable-dp-attention", at="--enable-dp-attention", sglang="0.5.23"),
-        Invalid.sh(f"{LAUNCH} --cuda-graph-max-bs 16", at="--cuda-graph-max-bs", message="deprecated", sglang="0.5.19"),
+        Invalid.sh(f"{LAUNCH} --cuda-graph-max-bs 16", at="--cuda-graph-max-bs", message="deprecated", sglang="0.5.19",
+                   fix_to='--cuda-graph-max-bs-decode'),
     ]
 
     def check(self, launch):

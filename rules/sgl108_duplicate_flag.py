@@ -23,8 +23,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --port 8000
 - CPython `argparse` `_StoreAction`: each occurrence overwrites the attribute.
 """
 
-from sgllint.diagnostic import Edit, Fix
-from sgllint.rule import WARNING, Invalid, Rule, Valid
+from sgllint.model.diagnostic import Edit, Fix
+from sgllint.model.rule import WARNING, Invalid, Rule, Valid
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -42,13 +42,16 @@ class DuplicateFlag(Rule):
     code = "SGL108"
     name = "duplicate-flag"
     severity = WARNING
+    targets = frozenset({"sglang", "diffusion"})  # also the diffusion server's parser
 
     VALID = [
         Valid.sh(f"{LAUNCH} --port 30000 --tp-size 2"),
     ]
     INVALID = [
-        Invalid.sh(f"{LAUNCH} --port 30000 --port 8000", at=("--port", 2), message="8000"),
-        Invalid.sh(f"{LAUNCH} --tp-size 2 --tensor-parallel-size 4", at="--tensor-parallel-size"),
+        Invalid.sh(f"{LAUNCH} --port 30000 --port 8000", at=("--port", 2), message="8000",
+                   fix='python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --port 8000'),
+        Invalid.sh(f"{LAUNCH} --tp-size 2 --tensor-parallel-size 4", at="--tensor-parallel-size",
+                   fix='python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 4'),
     ]
 
     def check(self, launch):

@@ -25,8 +25,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --mem-fract
 - CPython `argparse` `allow_abbrev=True` (the default, which SGLang keeps).
 """
 
-from sgllint.diagnostic import Edit, Fix
-from sgllint.rule import INFO, Invalid, Rule, Valid
+from sgllint.model.diagnostic import Edit, Fix
+from sgllint.model.rule import INFO, Invalid, Rule, Valid
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -35,14 +35,17 @@ class AbbreviatedFlag(Rule):
     code = "SGL109"
     name = "abbreviated-flag"
     severity = INFO
+    targets = frozenset({"sglang", "diffusion"})  # also the diffusion server's parser
 
     VALID = [
         Valid.sh(f"{LAUNCH} --tp-size 2 --mem-fraction-static 0.8"),
         Valid.sh("python -m sglang.launch_server --model Qwen/Qwen2.5-7B-Instruct"),
     ]
     INVALID = [
-        Invalid.sh(f"{LAUNCH} --tp 2", at="--tp", message="--tp-size"),
-        Invalid.sh(f"{LAUNCH} --mem-fraction=0.8", at="--mem-fraction"),
+        Invalid.sh(f"{LAUNCH} --tp 2", at="--tp", message="--tp-size",
+                   fix_to='--tp-size'),
+        Invalid.sh(f"{LAUNCH} --mem-fraction=0.8", at="--mem-fraction",
+                   fix_to='--mem-fraction-static'),
     ]
 
     def check(self, launch):
@@ -50,10 +53,12 @@ class AbbreviatedFlag(Rule):
             if arg.resolution != "prefix" or not arg.candidates or arg.field == "config":
                 continue  # an abbreviated --config is not merged at all: SGL114
             full = arg.candidates[0]
+            # a --config file's key is the flag without its dashes (tp: 2)
+            written = full[2:] if arg.origin == "config-file" and not arg.flag_span.text.startswith("-") else full
             yield self.diagnostic(
                 arg.flag_span,
                 f"'{arg.spelling}' is an abbreviation of '{full}'",
-                help=f"write {full}; an abbreviation breaks when SGLang adds another option with the same prefix",
-                fix=Fix(message=f"expand to {full}", edits=(Edit(arg.flag_span, full),), applicability="safe"),
+                help=f"write {written}; an abbreviation breaks when SGLang adds another option with the same prefix",
+                fix=Fix(message=f"expand to {written}", edits=(Edit(arg.flag_span, written),), applicability="safe"),
                 launch=launch,
             )

@@ -25,7 +25,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp-size 2
   (every release).
 """
 
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 
 
 class MissingModelPath(Rule):

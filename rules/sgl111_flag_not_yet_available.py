@@ -28,7 +28,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp-size 2
 """
 
 from sgllint.catalog import history
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 

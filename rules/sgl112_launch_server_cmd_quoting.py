@@ -36,7 +36,7 @@ server_process, port = launch_server_cmd(
   (`command.replace("\\\n", " ").replace("\\", " ")`, then `split()`), 0.4.x–0.5.23.
 """
 
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 
 IMPORT = "from sglang.utils import launch_server_cmd\n\n"
 

@@ -30,7 +30,8 @@ python -m sglang.launch_server --config a.yaml
   `ConfigArgumentMerger`, used by `prepare_server_args`.
 """
 
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.resolve.sglang_config import unsupported_option_message
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 
 
 class ConfigFileRejected(Rule):
@@ -40,6 +41,16 @@ class ConfigFileRejected(Rule):
 
     VALID = [
         Valid.sh("python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --config server.yaml"),
+        Valid.yaml(
+            """
+            model-path: Qwen/Qwen2.5-7B-Instruct
+            tp-size: 2
+            enable-metrics: true
+            chunked-prefill-size: 4096
+            """,
+            path="server.yaml",
+            sglang="0.5.23",
+        ),
     ]
     INVALID = [
         Invalid.sh(
@@ -47,10 +58,55 @@ class ConfigFileRejected(Rule):
             at=("--config", 2),
             message="Only one allowed",
         ),
+        # a config file linted on its own: keys whose action the merger refuses
+        Invalid.yaml(
+            """
+            model-path: Qwen/Qwen2.5-7B-Instruct
+            enable-lora: true
+            lora-paths:
+              - adapter=org/lora-a
+            """,
+            path="server.yaml",
+            at="lora-paths",
+            message="LoRAPathAction",
+            sglang="0.5.23",
+        ),
+        Invalid.yaml(
+            """
+            model-path: Qwen/Qwen2.5-VL-7B-Instruct
+            mm-enable-dp-encoder: true
+            """,
+            path="server.yaml",
+            at="mm-enable-dp-encoder",
+            message="BooleanOptionalAction",
+            sglang="0.5.23",
+        ),
+        Invalid.yaml(
+            """
+            model-path: Qwen/Qwen2.5-7B-Instruct
+            tp-size: 2
+            dp-size: 2
+            enable-dp-attention: true
+            """,
+            path="server.yaml",
+            at="enable-dp-attention",
+            message="DeprecatedStoreTrueAction",
+            sglang="0.5.23",
+        ),
     ]
 
     def check(self, launch):
         version = launch.context.catalog.version
+        for hint in launch.site.hints:
+            if hint.kind == "config-unsupported-option" and hint.span is not None:
+                message = unsupported_option_message(hint.value, launch.context.catalog)
+                if message:
+                    yield self.diagnostic(
+                        hint.span,
+                        f"SGLang {version} refuses this config key: {message}",
+                        help="set this option on the command line; the config merger accepts only plain value options and store_true switches",
+                        launch=launch,
+                    )
         # a trailing --config with no file is argparse's missing value (SGL105)
         valueless = {a.flag_span for a in launch.args if a.field == "config" and a.problem == "missing-value"}
         for hint in launch.site.hints:

@@ -26,7 +26,7 @@ python -m sglang.launch_server --config server.yaml
   0.5.3–0.5.23; `sglang_router/launch_server.py` calls `parse_args` directly.
 """
 
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 
 _WHY = {
     "config-equals-ignored": "'--config=FILE' is not merged: SGLang only looks for the separate word --config",

@@ -13,12 +13,9 @@ GPU pinned the verdict is exact; unpinned, it is an error when every
 plausible GPU (A100, H100, B200, B300, RTX PRO 6000) fails and a warning that
 names the failing GPUs when only some do.
 
-It also warns, under this code, about two things SGLang does not check:
-`--prefill-attention-backend`, `--decode-attention-backend` and
-`--speculative-draft-attention-backend` values outside the list bypass the
-allow-list but still break determinism; and `SGLANG_ENABLE_DETERMINISTIC_INFERENCE=1`
-in the launch's environment without the flag does nothing (SGLang overwrites
-the variable from the flag).
+Two related warnings about patterns SGLang does not check have their own
+codes since this code was split: SGL259 (the environment variable without the
+flag) and SGL260 (a split attention backend outside the list).
 
 ## Why is this bad?
 The server exits at start-up with SGLang's `ValueError: Currently only
@@ -48,23 +45,17 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic
   `sglang/srt/arg_groups/model_overrides/*.py` (0.5.19+).
 """
 
-from sgllint import deterministic as det
-from sgllint.rule import ERROR, WARNING, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import deterministic as det
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic-inference"
 DSV3 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --enable-deterministic-inference"
-
-_SPLIT = (
-    ("prefill_attention_backend", "--prefill-attention-backend"),
-    ("decode_attention_backend", "--decode-attention-backend"),
-    ("speculative_draft_attention_backend", "--speculative-draft-attention-backend"),
-)
-
 
 class DeterministicUnsupportedAttentionBackend(Rule):
     code = "SGL201"
     name = "deterministic-unsupported-attention-backend"
     severity = ERROR
+    rejection = det.Rejection.ALLOW_LIST  # the SGLang check this rule reports
 
     VALID = [
         Valid.sh(f"# sgllint: gpu=H100\n{QWEN} --attention-backend fa3"),
@@ -109,25 +100,24 @@ class DeterministicUnsupportedAttentionBackend(Rule):
         ),
     ]
     INVALID = [
-        Invalid.sh(f"{QWEN} --attention-backend trtllm_mha", at="trtllm_mha", message="explicitly specified 'trtllm_mha'"),
-        Invalid.sh(f"# sgllint: gpu=B200\n{DSV3}", at="python -m sglang.launch_server", message="trtllm_mla"),
+        Invalid.sh(f"{QWEN} --attention-backend trtllm_mha", at="trtllm_mha", message="explicitly specified 'trtllm_mha'",
+                   fix_to='triton', unsafe=True),
+        Invalid.sh(f"# sgllint: gpu=B200\n{DSV3}", at="python -m sglang.launch_server", message="trtllm_mla",
+                   fix='# sgllint: gpu=B200\npython -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --enable-deterministic-inference --attention-backend triton', unsafe=True),
         Invalid.sh(
             "# sgllint: gpu=B200\npython -m sglang.launch_server --model-path openai/gpt-oss-120b --enable-deterministic-inference",
             at="python -m sglang.launch_server",
             message="trtllm_mha",
+            fix='# sgllint: gpu=B200\npython -m sglang.launch_server --model-path openai/gpt-oss-120b --enable-deterministic-inference --attention-backend triton',
+            unsafe=True,
         ),
         Invalid.sh(
             f"# sgllint: gpu=B200\n{QWEN}",
             at="python -m sglang.launch_server",
             sglang="0.5.10",
             message="generic default",
-        ),
-        Invalid.sh(f"{QWEN} --attention-backend fa3 --decode-attention-backend trtllm_mha", at="trtllm_mha",
-                   message="does not check"),
-        Invalid.sh(
-            "SGLANG_ENABLE_DETERMINISTIC_INFERENCE=1 python -m sglang.launch_server --model-path Qwen/Qwen3-8B",
-            at="SGLANG_ENABLE_DETERMINISTIC_INFERENCE=1",
-            message="overwrites",
+            fix='# sgllint: gpu=B200\npython -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic-inference --attention-backend triton',
+            unsafe=True,
         ),
         Invalid.py(
             """
@@ -135,6 +125,8 @@ class DeterministicUnsupportedAttentionBackend(Rule):
             llm = sgl.Engine(model_path="Qwen/Qwen3-8B", enable_deterministic_inference=True, attention_backend="trtllm_mha")
             """,
             at='"trtllm_mha"',
+            fix_to='"triton"',
+            unsafe=True,
         ),
         Invalid.yaml(
             """
@@ -155,6 +147,8 @@ class DeterministicUnsupportedAttentionBackend(Rule):
                     - trtllm_mha
             """,
             at="trtllm_mha",
+            fix_to='triton',
+            unsafe=True,
         ),
         Invalid.toml(
             """
@@ -162,38 +156,13 @@ class DeterministicUnsupportedAttentionBackend(Rule):
             serve = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic-inference --attention-backend trtllm_mha"
             """,
             at="trtllm_mha",
+            fix_to='triton',
+            unsafe=True,
         ),
     ]
 
     def check(self, launch):
-        env = det.env_only(launch)
-        if env is not None:
-            flag = launch.context.catalog.flag_for_field("enable_deterministic_inference")
-            yield self.diagnostic(
-                env.span,
-                f"{det.ENV_FLAG}=1 alone does not enable deterministic inference: SGLang {launch.context.catalog.version} "
-                f"overwrites the variable from {flag} at start-up",
-                help=f"pass {flag} instead",
-                severity=WARNING,
-                launch=launch,
-            )
-            return
         a = det.analyse(launch)
         if a is None:
             return
         yield from det.rejections(self, a)
-        allow = a.catalog.lists.get(a.facts["allow_list"] or "", [])
-        for field, flag in _SPLIT:
-            arg = launch.last(field)
-            if arg is None or not isinstance(arg.value, str) or arg.value in allow:
-                continue
-            yield self.diagnostic(
-                arg.value_span or arg.span,
-                f"{flag} '{arg.value}' is not deterministic: SGLang {a.catalog.version} does not check it against "
-                f"{det.py_list(allow)} (only --attention-backend is checked), so the launch starts but its outputs "
-                "are not batch-invariant",
-                help=f"use one of {det.py_list(allow)} for {flag}, or drop it",
-                related=a.related(),
-                severity=WARNING,
-                launch=launch,
-            )

@@ -35,8 +35,8 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --enable-det
   catalog (`deterministic.check_architectures`, `deterministic.mla_backends`).
 """
 
-from sgllint import deterministic as det
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import deterministic as det
 
 DSV3 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --enable-deterministic-inference"
 
@@ -45,6 +45,7 @@ class DeterministicMlaAttentionBackend(Rule):
     code = "SGL202"
     name = "deterministic-mla-attention-backend"
     severity = ERROR
+    rejection = det.Rejection.MLA_BACKEND  # the SGLang check this rule reports
 
     VALID = [
         Valid.sh(f"{DSV3} --attention-backend triton"),
@@ -85,19 +86,25 @@ class DeterministicMlaAttentionBackend(Rule):
         ),
     ]
     INVALID = [
-        Invalid.sh(f"{DSV3} --attention-backend flashinfer", at="flashinfer", message="absorbed-MLA models"),
-        Invalid.sh(f"{DSV3} --attention-backend fa4", at="fa4", sglang="0.5.16", message="['fa3', 'triton']"),
+        Invalid.sh(f"{DSV3} --attention-backend flashinfer", at="flashinfer", message="absorbed-MLA models",
+                   fix_to='triton', unsafe=True),
+        Invalid.sh(f"{DSV3} --attention-backend fa4", at="fa4", sglang="0.5.16", message="['fa3', 'triton']",
+                   fix_to='triton', unsafe=True),
         Invalid.sh(
             "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V2-Lite --rl-on-policy-target fsdp --attention-backend flashinfer",
             at="flashinfer",
             sglang="0.5.10",
             message="DeepSeek models",
+            fix_to='triton',
+            unsafe=True,
         ),
         Invalid.sh(
             "# sgllint: gpu=B200\npython -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V2-Lite --enable-deterministic-inference",
             at="python -m sglang.launch_server",
             sglang="0.5.10",
             message="generic default",
+            fix='# sgllint: gpu=B200\npython -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V2-Lite --enable-deterministic-inference --attention-backend triton',
+            unsafe=True,
         ),
         Invalid.py(
             """
@@ -105,6 +112,8 @@ class DeterministicMlaAttentionBackend(Rule):
             llm = sgl.Engine(model_path="deepseek-ai/DeepSeek-V3", enable_deterministic_inference=True, attention_backend="flashinfer")
             """,
             at='"flashinfer"',
+            fix_to='"triton"',
+            unsafe=True,
         ),
         Invalid.yaml(
             """
@@ -125,6 +134,8 @@ class DeterministicMlaAttentionBackend(Rule):
                     - flashinfer
             """,
             at="flashinfer",
+            fix_to='triton',
+            unsafe=True,
         ),
         Invalid.toml(
             """
@@ -132,6 +143,8 @@ class DeterministicMlaAttentionBackend(Rule):
             serve = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --enable-deterministic-inference --attention-backend flashinfer"
             """,
             at="flashinfer",
+            fix_to='triton',
+            unsafe=True,
         ),
     ]
 

@@ -34,8 +34,8 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --enable-det
   `deterministic.fa4_sm_check` says which releases have the check.
 """
 
-from sgllint import deterministic as det
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import deterministic as det
 
 DSV3 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --enable-deterministic-inference"
 
@@ -44,6 +44,7 @@ class DeterministicMlaFa4RequiresSm100(Rule):
     code = "SGL203"
     name = "deterministic-mla-fa4-requires-sm100"
     severity = ERROR
+    rejection = det.Rejection.MLA_FA4  # the SGLang check this rule reports
 
     VALID = [
         Valid.sh(f"# sgllint: gpu=B200\n{DSV3} --attention-backend fa4"),
@@ -87,9 +88,12 @@ class DeterministicMlaFa4RequiresSm100(Rule):
         ),
     ]
     INVALID = [
-        Invalid.sh(f"# sgllint: gpu=H100\n{DSV3} --attention-backend fa4", at="fa4", message="requires SM100/SM110"),
-        Invalid.sh(f"# sgllint: gpu=RTX5090\n{DSV3} --attention-backend fa4", at="fa4", sglang="0.5.17"),
-        Invalid.sh(f"{DSV3} --attention-backend fa4", at="fa4", message="pin the target"),
+        Invalid.sh(f"# sgllint: gpu=H100\n{DSV3} --attention-backend fa4", at="fa4", message="requires SM100/SM110",
+                   fix_to='fa3', unsafe=True),
+        Invalid.sh(f"# sgllint: gpu=RTX5090\n{DSV3} --attention-backend fa4", at="fa4", sglang="0.5.17",
+                   fix_to='triton', unsafe=True),
+        Invalid.sh(f"{DSV3} --attention-backend fa4", at="fa4", message="pin the target",
+                   fix_to='triton', unsafe=True),
         Invalid.py(
             """
             # sgllint: gpu=H100
@@ -97,6 +101,8 @@ class DeterministicMlaFa4RequiresSm100(Rule):
             llm = sgl.Engine(model_path="deepseek-ai/DeepSeek-V3", enable_deterministic_inference=True, attention_backend="fa4")
             """,
             at='"fa4"',
+            fix_to='"fa3"',
+            unsafe=True,
         ),
         Invalid.yaml(
             """
@@ -119,6 +125,8 @@ class DeterministicMlaFa4RequiresSm100(Rule):
                     - fa4
             """,
             at="fa4",
+            fix_to='fa3',
+            unsafe=True,
         ),
         Invalid.toml(
             """
@@ -127,6 +135,8 @@ class DeterministicMlaFa4RequiresSm100(Rule):
             serve = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --enable-deterministic-inference --attention-backend fa4"
             """,
             at="fa4",
+            fix_to='fa3',
+            unsafe=True,
         ),
     ]
 

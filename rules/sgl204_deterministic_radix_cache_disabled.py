@@ -34,8 +34,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic
   `deterministic.radix_backends` (0.5.3 has no such switch).
 """
 
-from sgllint import deterministic as det
-from sgllint.rule import WARNING, Invalid, Rule, Valid
+from sgllint.model.rule import WARNING, Invalid, Rule, Valid
+from sgllint.semantics import deterministic as det
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic-inference"
 
@@ -84,16 +84,22 @@ class DeterministicRadixCacheDisabled(Rule):
         ),
     ]
     INVALID = [
-        Invalid.sh(f"{QWEN} --attention-backend flashinfer", at="flashinfer", message="radix cache"),
-        Invalid.sh(f"# sgllint: gpu=B200\n{QWEN}", at="python -m sglang.launch_server", message="fallback"),
+        Invalid.sh(f"{QWEN} --attention-backend flashinfer", at="flashinfer", message="radix cache",
+                   fix_to='triton', unsafe=True),
+        Invalid.sh(f"# sgllint: gpu=B200\n{QWEN}", at="python -m sglang.launch_server", message="fallback",
+                   fix='# sgllint: gpu=B200\npython -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic-inference --attention-backend triton', unsafe=True),
         Invalid.sh(f"{QWEN} --attention-backend flashinfer --enable-hierarchical-cache", at="flashinfer",
-                   message="--enable-hierarchical-cache"),
+                   message="--enable-hierarchical-cache",
+            fix_to='triton',
+            unsafe=True),
         Invalid.py(
             """
             import sglang as sgl
             llm = sgl.Engine(model_path="Qwen/Qwen3-8B", enable_deterministic_inference=True, attention_backend="flashinfer")
             """,
             at='"flashinfer"',
+            fix_to='"triton"',
+            unsafe=True,
         ),
         Invalid.yaml(
             """
@@ -114,6 +120,8 @@ class DeterministicRadixCacheDisabled(Rule):
                     - flashinfer
             """,
             at="flashinfer",
+            fix_to='triton',
+            unsafe=True,
         ),
         Invalid.toml(
             """
@@ -121,6 +129,8 @@ class DeterministicRadixCacheDisabled(Rule):
             serve = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic-inference --attention-backend flashinfer"
             """,
             at="flashinfer",
+            fix_to='triton',
+            unsafe=True,
         ),
     ]
 

@@ -26,8 +26,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct --tp-size 
   (0.5.19+; `ep_join_mode != "scale"` exemption since the flag exists, 0.5.18+).
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct"
 ADDR = "--node-rank 0 --dist-init-addr 10.0.0.1:5000"
@@ -37,6 +37,9 @@ class NnodesNotDividingTpPp(Rule):
     code = "SGL205"
     name = "nnodes-not-dividing-tp-pp"
     severity = ERROR
+    #: the derived SGLang checks this rule reports (SGL400 drops them): "tp_size must be divisible by number of
+    #: nodes" in 0.4.0-0.4.5, 0.4.6-0.5.15, 0.5.16-0.5.18, 0.5.19-0.5.23 (sgllint/catalog/data/validation)
+    sglang_checks = ("adb2ce03266", "a7250129bf9", "a72b5f9bd21", "a058129756e")
 
     VALID = [
         Valid.sh(f"{L} --tp-size 8 --nnodes 2 {ADDR}"),
@@ -81,7 +84,7 @@ class NnodesNotDividingTpPp(Rule):
         tp, tp_arg = par.int_value(launch, "tp_size")
         pp, pp_arg = par.int_value(launch, "pp_size")
         nnodes, nn_arg = par.int_value(launch, "nnodes")
-        if None in (tp, pp, nnodes) or nn_arg is None or nnodes < 1 or tp < 1 or pp < 1:
+        if not par.known(tp, pp, nnodes) or nn_arg is None or nnodes < 1 or tp < 1 or pp < 1:
             return
         join, join_arg = par.str_value(launch, "ep_join_mode")
         if join_arg is not None and (not par.known(join) or join == "scale"):

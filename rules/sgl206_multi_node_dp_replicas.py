@@ -29,8 +29,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct --tp-size 
   `--enable-dp-attention`), `parallel_hook.handle_deprecated_dp_attention` (0.5.22+).
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct --tp-size 8"
 ADDR = "--nnodes 2 --node-rank 0 --dist-init-addr 10.0.0.1:5000"
@@ -89,7 +89,7 @@ class MultiNodeDpReplicas(Rule):
             return
         nnodes, nn_arg = par.int_value(launch, "nnodes")
         dp = par.data_parallel(launch)
-        if nnodes is None or nnodes == 1 or nn_arg is None or dp is None or dp.dp_arg is None:
+        if not par.known(nnodes) or nnodes == 1 or nn_arg is None or dp is None or dp.dp_arg is None:
             return
         if dp.split_era:
             if dp.replicas <= 1 or dp.attention_dp:  # both at once: SGL208

@@ -28,8 +28,9 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
   `--dp-size 1` silently switches `--enable-dp-attention` off instead.
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.unknown import divides
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"
 
@@ -85,8 +86,8 @@ class AttentionDpNotDividingTp(Rule):
             return
         tp, tp_arg = par.int_value(launch, "tp_size")
         dp = par.data_parallel(launch)
-        if tp is None or dp is None or not dp.attention_dp or tp % dp.attn_dp == 0:
-            return
+        if dp is None or not dp.attention_dp or divides(dp.attn_dp, tp) is not False:
+            return  # it divides, or tp is not known
         if dp.split_era and dp.replicas > 1:
             return  # SGLang stops earlier (SGL208)
         if dp.split_era and dp.attn_arg is not None and dp.attn_arg.field == "attn_dp_size":

@@ -27,8 +27,8 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
   `--dp-size` with `--enable-dp-attention` *was* the attention-DP width).
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"
 

@@ -28,8 +28,8 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
   and `_data_parallelism_defaults` (0.5.19+; message changed in 0.5.22).
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"
 OLD = "Please enable dp attention when setting enable_dp_lm_head. "

@@ -25,8 +25,8 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
   `tp_size` became allowed in 0.5.13.
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"
 OLD = "moe_dense_tp_size only support 1 and None currently"
@@ -68,13 +68,13 @@ class UnsupportedMoeDenseTpSize(Rule):
         value, arg = par.int_value(launch, "moe_dense_tp_size", 1)
         if arg is None or arg.value is None:
             return
-        if value is None:
+        if value is par.UNKNOWN:
             return
         tp, tp_arg = par.int_value(launch, "tp_size")
         new = par.at_least(launch, "0.5.13")
         if value == 1:
             return
-        if new and (tp is None or value == tp):
+        if new and (not par.known(tp) or value == tp):
             return
         message = NEW if new else OLD
         yield self.diagnostic(

@@ -28,8 +28,8 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 16
   all releases; `sglang/srt/entrypoints/engine.py` (multi-node launch).
 """
 
-from sgllint import parallel as par
-from sgllint.rule import WARNING, Invalid, Rule, Valid
+from sgllint.model.rule import WARNING, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 16"
 
@@ -67,7 +67,7 @@ class MultiNodeWithoutDistInitAddr(Rule):
         if launch.opaque:
             return
         nnodes, arg = par.int_value(launch, "nnodes")
-        if arg is None or nnodes is None or nnodes <= 1:
+        if arg is None or not par.known(nnodes) or nnodes <= 1:
             return
         if launch.last("dist_init_addr") is not None:
             return

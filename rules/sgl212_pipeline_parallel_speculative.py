@@ -32,8 +32,8 @@ python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --p
   earlier check (`speculative_hook._handle_dflash`: pp_size must be 1).
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --pp-size 2"
 MSG_OLD = "Pipeline parallelism is not compatible with overlap schedule, speculative decoding, mixed chunked prefill."
@@ -86,7 +86,7 @@ class PipelineParallelSpeculative(Rule):
         if not par.at_least(launch, "0.4.6"):
             return
         pp, pp_arg = par.int_value(launch, "pp_size")
-        if pp is None or pp <= 1 or pp_arg is None:
+        if not par.known(pp) or pp <= 1 or pp_arg is None:
             return
         spec_arg = launch.last("speculative_algorithm")
         if spec_arg is not None and not spec_arg.known:
@@ -109,7 +109,7 @@ class PipelineParallelSpeculative(Rule):
         else:
             multi, _ = par.flag_value(launch, "enable_multi_layer_eagle")
             mode, mode_arg = par.str_value(launch, "disaggregation_mode")
-            if multi is None or not par.known(mode):
+            if not par.known(multi, mode):
                 return
             if spec.name == "DSPARK":
                 return  # its own rule (prefill-only, 0.5.23)

@@ -28,8 +28,8 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
   `sglang/srt/arg_groups/validation_hook.py` (0.5.19+).
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --enable-two-batch-overlap"
 M1 = "When enabling two batch overlap, moe_a2a_backend cannot be 'none'."

@@ -52,8 +52,8 @@ python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --s
   `--speculative-eagle-topk` removed).
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = ("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm EAGLE "
      "--speculative-draft-model-path jamesliu1/sglang-EAGLE-Llama-3.1-Instruct-8B")
@@ -66,7 +66,7 @@ def _adaptive_disabled(launch, spec) -> str:
     if spec.name not in ("EAGLE", "EAGLE3", "NEXTN"):  # NEXTN is EAGLE by then
         return f"speculative_algorithm={spec.name} (only EAGLE/EAGLE3 are supported)"
     topk, _ = par.int_value(launch, "speculative_eagle_topk", 1)
-    if topk is not None and topk != 1:
+    if par.known(topk) and topk != 1:
         return f"speculative_eagle_topk={topk} (only topk=1 is supported)"
     dp = par.data_parallel(launch)
     if dp is not None and dp.attention_dp:
@@ -124,7 +124,7 @@ class SpeculativeTopkWithoutNumSteps(Rule):
             return
         if par.at_least(launch, "0.5.14"):
             adaptive, _ = par.flag_value(launch, "speculative_adaptive")
-            if adaptive is None or (adaptive and not _adaptive_disabled(launch, spec)):
+            if not par.known(adaptive) or (adaptive and not _adaptive_disabled(launch, spec)):
                 return
         draft, _ = par.str_value(launch, "speculative_draft_model_path")
         model, _ = par.str_value(launch, "model_path")
@@ -156,7 +156,7 @@ class SpeculativeTopkWithoutNumSteps(Rule):
         adaptive_off = ""
         if par.at_least(launch, "0.5.14"):
             adaptive, _ = par.flag_value(launch, "speculative_adaptive")
-            if adaptive is None:
+            if not par.known(adaptive):
                 return
             if adaptive:
                 adaptive_off = _adaptive_disabled(launch, spec)

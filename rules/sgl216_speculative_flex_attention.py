@@ -24,8 +24,8 @@ python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --a
   (0.5.3–0.5.18), `sglang/srt/arg_groups/attention_hook.py` (0.5.19+).
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct"
 MSG = "Speculative decoding is currently not supported with Flex Attention backend"

@@ -28,8 +28,8 @@ python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --s
   `arg_groups/speculative_hook.py` `handle_speculative_decoding` (0.5.19+).
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct"
 

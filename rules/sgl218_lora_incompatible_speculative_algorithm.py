@@ -27,8 +27,8 @@ python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --e
   `check_lora_speculative_compatibility` (0.5.19+).
 """
 
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import parallel as par
 
 L = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --enable-lora --lora-paths my-adapter"
 DRAFT = "--speculative-draft-model-path jamesliu1/sglang-EAGLE-Llama-3.1-Instruct-8B"
@@ -80,7 +80,7 @@ class LoraIncompatibleSpeculativeAlgorithm(Rule):
             return
         enabled, lora_arg = par.flag_value(launch, "enable_lora")
         paths = launch.last("lora_paths")
-        if enabled is None or (lora_arg is not None and lora_arg.value is False):
+        if not par.known(enabled) or (lora_arg is not None and lora_arg.value is False):
             return
         if not enabled:
             if paths is None or not paths.known or not paths.value:

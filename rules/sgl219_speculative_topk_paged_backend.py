@@ -40,12 +40,12 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
   `_handle_eagle_family` from 0.5.19); verified in the wheels 0.5.1–0.5.23.
   The page size is the one after `_handle_attention_backend_compatibility`
   (≤0.5.18) / `overrides._mla_backend_page_constraints` (0.5.19+), which run
-  first; see `sgllint/effective.py`.
+  first; see `sgllint/semantics/effective.py`.
 """
 
-from sgllint import effective as eff
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
+from sgllint.semantics import parallel as par
 
 DSV3 = ("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --speculative-algorithm EAGLE "
         "--speculative-num-steps 3")

@@ -37,9 +37,9 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
   0.5.17, 0.5.19, 0.5.21, 0.5.22, 0.5.23.
 """
 
-from sgllint import effective as eff
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
+from sgllint.semantics import parallel as par
 
 DSV3 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3"
 
@@ -103,7 +103,7 @@ class ContextParallelLayout(Rule):
         pp, pp_arg = par.int_value(launch, "pp_size", 1)
         cp, cp_arg = par.int_value(launch, "attn_cp_size", 1)
         mdp, mdp_arg = par.int_value(launch, "moe_dp_size", 1)
-        if None in (tp, pp, cp, mdp) or tp < 1:
+        if not par.known(tp, pp, cp, mdp) or tp < 1:
             return
         found = self._first_failure(launch, v, tp, pp, cp, mdp, cp_arg, mdp_arg, pp_arg)
         if found is None:
@@ -127,14 +127,14 @@ class ContextParallelLayout(Rule):
             if eff.at_least(v, "0.5.22"):
                 adp, adp_arg = par.int_value(launch, "attn_dp_size", 1)
                 dp = par.data_parallel(launch)
-                if adp is None or dp is None:
+                if not par.known(adp) or dp is None:
                     return None
                 d, name = dp.attn_dp, "attn_dp_size"
                 d_arg = dp.attn_arg
             else:
                 d, d_arg = par.int_value(launch, "dp_size", 1)
                 name = "dp_size"
-                if d is None:
+                if not par.known(d):
                     return None
             if tp % (d * cp):
                 return (f"tp_size must be divisible by {name} * attn_cp_size", cp_arg,
@@ -148,13 +148,13 @@ class ContextParallelLayout(Rule):
                 return ("tp_size must be divisible by moe_dp_size", mdp_arg, [],
                         f"use a --moe-dp-size that divides --tp-size {tp}")
             ep, ep_arg = self._ep(launch)
-            if ep is not None and ep * mdp > tp:
+            if par.known(ep) and ep is not None and ep * mdp > tp:
                 return ("ep_size * moe_dp_size must be less than or equal to tp_size", ep_arg or mdp_arg,
                         [(mdp_arg.span, f"moe_dp_size {mdp}")], f"choose ep_size * moe_dp_size <= {tp}")
             if pp != 1 and pp_arg is not None:
                 return ("PP is not supported with context parallelism", pp_arg, [(mdp_arg.span, "MoE data parallelism")],
                         "drop --pp-size or --moe-dp-size")
-            if ep is not None and ep > 1 and ep * mdp != tp:
+            if par.known(ep) and ep is not None and ep > 1 and ep * mdp != tp:
                 return ("ep_size * moe_dp_size must be equal to tp_size", ep_arg or mdp_arg,
                         [(mdp_arg.span, f"moe_dp_size {mdp}")], f"use --ep-size {tp // mdp} (ep_size * moe_dp_size = tp_size {tp})")
         if eff.at_least(v, "0.5.11") and cp != mdp and mdp != 1 and mdp_arg is not None:
@@ -165,8 +165,9 @@ class ContextParallelLayout(Rule):
 
     @staticmethod
     def _ep(launch):
-        """(ep_size, arg) as the CP check sees it; (None, None) when an
-        all-to-all backend or a deprecated EP switch may rewrite it."""
+        """(ep_size, arg) as the CP check sees it (ep_size `UNKNOWN` when not
+        known); (None, None) when an all-to-all backend or a deprecated EP
+        switch may rewrite it."""
         a2a = eff.given(launch, "moe_a2a_backend")
         if a2a is eff.UNKNOWN or (a2a is not None and a2a != "none"):
             return None, None

@@ -50,8 +50,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --moe-runner-back
   in every wheel 0.5.1–0.5.23.
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 Q = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B"
 NONE = None

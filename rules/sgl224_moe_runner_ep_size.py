@@ -42,9 +42,9 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp-size 8 --ep-
   `_a2a_ep_size` (0.5.23 :1612–1619).
 """
 
-from sgllint import effective as eff
-from sgllint import parallel as par
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
+from sgllint.semantics import parallel as par
 
 Q = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B"
 MSG = "The expert parallel size must be 1 or the same as the tensor parallel size"
@@ -104,7 +104,7 @@ class MoeRunnerEpSize(Rule):
             return
         ep, ep_arg = par.int_value(launch, "ep_size", 1)
         tp, tp_arg = par.int_value(launch, "tp_size", 1)
-        if ep is None or tp is None or ep_arg is None or ep in (1, tp):
+        if not par.known(ep, tp) or ep_arg is None or ep in (1, tp):
             return
         if any(launch.last(f) is not None for f in REWRITERS):
             return

@@ -31,8 +31,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-hierarchical-
   off *implicitly* (deterministic inference) is SGL204's finding.
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 MSG = ("The arguments enable-hierarchical-cache and disable-radix-cache are mutually exclusive "

@@ -38,7 +38,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --page-size 32 --chunk
   (0.5.19-0.5.23), all releases 0.4.10+; page snapping in
   `_handle_attention_backend_compatibility` (<=0.5.18) and
   `arg_groups/overrides.py` `_mla_backend_page_constraints` (0.5.19+), see
-  `sgllint/effective.py`.
+  `sgllint/semantics/effective.py`.
 - The default chunk size: `ServerArgs._handle_gpu_memory_settings`
   (`sglang/srt/server_args.py`, 0.5.4.post3 :692–768) and
   `arg_groups/memory_hook.py` (0.5.23 :97–177); models and modes that turn
@@ -49,8 +49,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --page-size 32 --chunk
   0.5.4.post3–0.5.23 (`validation_hook.py:244` in 0.5.23).
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 DSV3 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"

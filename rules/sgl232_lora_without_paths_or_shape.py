@@ -27,8 +27,8 @@ python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --e
   0.4.10-0.5.23.
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 LLAMA = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct"
 MSG = ("When no initial --lora-paths is provided, you need to specify both --max-lora-rank and "

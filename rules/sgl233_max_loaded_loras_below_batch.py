@@ -28,8 +28,8 @@ python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --l
   0.4.10-0.5.23 (`max_loras_per_batch` defaults to 8 in all of them).
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 LLAMA = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct"
 

@@ -34,8 +34,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-VL-7B-Instruct --encode
   (`pd_disaggregation_hook.py:316` in 0.5.23); found by the rule-pack oracle.
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 VL = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-VL-7B-Instruct"
 

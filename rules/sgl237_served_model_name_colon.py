@@ -29,8 +29,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --served-model-name qw
   (0.5.19-0.5.23); absent in 0.5.4 and before.
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 RUNAI_SCHEMES = ("s3://", "gs://", "az://")

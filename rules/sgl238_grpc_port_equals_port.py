@@ -27,8 +27,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --grpc-port 30001
   `--enable-grpc`; not judged.
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 

@@ -26,8 +26,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-torch-compile
   (0.5.19-0.5.23); absent in 0.5.11 and before.
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 

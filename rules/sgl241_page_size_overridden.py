@@ -5,10 +5,11 @@ When `--page-size` is given, replays SGLang's backend-forced page sizes for
 the target release and reports when the value written is not the value the
 server runs with: `flashmla` → 64; `cutlass_mla` → 128 (up to 0.5.19);
 `trtllm_mla` and (0.5.13+) `cutedsl_mla` → 64 unless 32/64; `trtllm_mha` → 64
-unless 16/32/64 (+128 from 0.5.17); `hpc_ops` → 64 (0.5.17+); and
-`--prefill-attention-backend fa4` → 128 where that is certain (0.5.4 always;
+unless 16/32/64 (+128 from 0.5.17); `hpc_ops` → 64 (0.5.17+); and `fa4` → 128
+where that is certain: as `--prefill-attention-backend` (0.5.4 always;
 0.5.5–0.5.9 for a known non-MLA model; from 0.5.10 also only on a pinned SM10x
-GPU, and not with EAGLE top-k > 1 from 0.5.18).
+GPU), and from 0.5.15 as the attention, decode or prefill backend, not with
+EAGLE top-k > 1.
 
 ## Why is this bad?
 Nothing fails: SGLang logs a warning such as `TensorRT-LLM MHA only supports
@@ -34,17 +35,22 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --attention-backend tr
 - `sglang/srt/server_args.py` `ServerArgs._handle_attention_backend_compatibility`
   (0.5.1–0.5.18) and `sglang/srt/arg_groups/overrides.py`
   `_mla_backend_page_constraints` / the fa4 page override (0.5.19–0.5.23);
-  the per-release snapping is shared with SGL231 in `sgllint/effective.py`
+  the per-release snapping is shared with SGL231 in `sgllint/semantics/effective.py`
   (`page_snaps`). The fa4 rewrite was read in 0.5.4.post3 (always),
-  0.5.5.post3–0.5.9 (`not self.use_mla_backend()`), 0.5.10.post1–0.5.17
-  (`and is_sm100_supported()`), 0.5.18–0.5.23 (`speculative_eagle_topk <= 1`).
+  0.5.5.post3–0.5.9 (`not self.use_mla_backend()`), 0.5.10.post1–0.5.14
+  (`and is_sm100_supported()`; `server_args.py`, prefill backend only), and
+  0.5.15–0.5.23 `arg_groups/overrides.py` `_fa4_page_constraint` (attention,
+  decode or prefill backend `fa4`, `speculative_eagle_topk or 0) <= 1`;
+  0.5.15.post1 :1675-1690, 0.5.23 :1273-1298).
 """
 
-from sgllint import effective as eff
-from sgllint.rule import WARNING, Invalid, Rule, Valid
+from sgllint.model.rule import WARNING, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 DSV3 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"
+#: from 0.5.15 (`_fa4_page_constraint`) fa4 as the attention or decode backend forces page size 128 too
+FA4_ANY_ROLE_FROM = "0.5.15"
 FA4_MSG = "FA4 backend only supports page size 128 for non-MLA model architectures, changing page_size from {} to 128."
 
 
@@ -52,7 +58,8 @@ def fa4_snap(launch, page):
     """The fa4 prefill rewrite when it certainly happens, else None."""
     v = eff.version(launch)
     b = eff.backends(launch)
-    if b.prefill_given != "fa4" or not eff.at_least(v, "0.5.4") or page == 128:
+    roles = ("prefill", "decode", "attention") if eff.at_least(v, FA4_ANY_ROLE_FROM) else ("prefill",)
+    if not b.any("fa4", roles) or not eff.at_least(v, "0.5.4") or page == 128:
         return None
     if eff.at_least(v, "0.5.5"):
         if eff.is_mla(launch) is not False:
@@ -61,21 +68,25 @@ def fa4_snap(launch, page):
         g = eff.gpu(launch)
         if g is None or g.vendor != "nvidia" or g.sm_major != 10:
             return None
-    if eff.at_least(v, "0.5.18"):
+    if eff.at_least(v, FA4_ANY_ROLE_FROM):
         topk = eff.given(launch, "speculative_eagle_topk")
         if topk is eff.UNKNOWN or (isinstance(topk, int) and topk > 1):
             return None
+        if topk is None and eff.given(launch, "speculative_algorithm") is not None:
+            return None  # SGLang may choose a top-k > 1 itself
     if not eff.at_least(v, "0.5.5"):
         msg = f"FA4 backend only supports page size 128, changing page_size from {page} to 128."
     else:
         msg = FA4_MSG.format(page)
-    return eff.Snap("fa4", page, 128, msg, launch.last("prefill_attention_backend"))
+    return eff.Snap("fa4", page, 128, msg, eff.backend_arg(launch, "fa4", roles))
 
 
 class PageSizeOverridden(Rule):
     code = "SGL241"
     name = "page-size-overridden"
     severity = WARNING
+    #: SGL401 leaves page_size rewrites to this rule
+    sglang_rewrites = ("page_size",)
 
     VALID = [
         Valid.sh(f"# sgllint: gpu=B200\n{QWEN} --attention-backend trtllm_mha --page-size 64"),
@@ -83,6 +94,8 @@ class PageSizeOverridden(Rule):
         Valid.sh(f"# sgllint: gpu=H100\n{DSV3} --attention-backend flashmla --page-size 64"),
         Valid.sh(f"{QWEN} --attention-backend flashinfer --page-size 256"),
         Valid.sh(f"# sgllint: gpu=H100\n{QWEN} --prefill-attention-backend fa4 --decode-attention-backend fa3 --page-size 16", sglang="0.5.10"),
+        # before 0.5.15 only the prefill backend fa4 forces the page size
+        Valid.sh(f"# sgllint: gpu=B200\n{QWEN} --decode-attention-backend fa4 --page-size 16", sglang="0.5.14"),
         Valid.py(
             """
             # sgllint: gpu=B200
@@ -98,6 +111,8 @@ class PageSizeOverridden(Rule):
                    message="FlashMLA only supports a page_size of 64"),
         Invalid.sh(f"{QWEN} --prefill-attention-backend fa4 --decode-attention-backend flashinfer --page-size 16", at="16",
                    sglang="0.5.4", message="changing page_size from 16 to 128"),
+        Invalid.sh(f"# sgllint: gpu=B200\n{QWEN} --attention-backend fa4 --page-size 16", at="16",
+                   sglang="0.5.23", message="changing page_size from 16 to 128"),
         Invalid.py(
             """
             # sgllint: gpu=B200

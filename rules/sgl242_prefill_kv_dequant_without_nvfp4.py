@@ -24,8 +24,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --kv-cache-dtype fp8_e
   releases 0.5.21, 0.5.22 and 0.5.23 (the flag does not exist before 0.5.21).
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 Q = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 MSG = "--prefill-kv-cache-dequant-dtype applies only with --kv-cache-dtype=nvfp4."

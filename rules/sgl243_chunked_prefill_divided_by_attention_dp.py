@@ -45,9 +45,9 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
   0.5.16, 0.5.18, 0.5.19, 0.5.21, 0.5.22, 0.5.23.
 """
 
-from sgllint import effective as eff
-from sgllint import parallel as par
-from sgllint.rule import WARNING, Invalid, Rule, Valid
+from sgllint.model.rule import WARNING, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
+from sgllint.semantics import parallel as par
 
 DSV3 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"
 

@@ -36,9 +36,9 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic
   0.5.13.post1, 0.5.18, 0.5.19, 0.5.23.
 """
 
-from sgllint import deterministic as det
-from sgllint import effective as eff
-from sgllint.rule import WARNING, Invalid, Rule, Valid
+from sgllint.model.rule import WARNING, Invalid, Rule, Valid
+from sgllint.semantics import deterministic as det
+from sgllint.semantics import effective as eff
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic-inference --attention-backend triton"
 MSG = "Sampling backend is set to pytorch for deterministic inference."

@@ -45,9 +45,9 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --speculative-algorith
   0.5.23.
 """
 
-from sgllint import effective as eff
-from sgllint import parallel as par
-from sgllint.rule import WARNING, Invalid, Rule, Valid
+from sgllint.model.rule import WARNING, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
+from sgllint.semantics import parallel as par
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 LLAMA = ("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --speculative-algorithm EAGLE "
@@ -135,7 +135,7 @@ class MixedChunkDisabledBySpeculative(Rule):
         if eff.at_least(v, "0.5.19") and name in KEEPS_MIXED_CHUNK:
             return
         pp, _ = par.int_value(launch, "pp_size", 1)
-        if pp is None or pp > 1:
+        if not par.known(pp) or pp > 1:
             return  # SGL212
         if name in ("STANDALONE", "NGRAM"):
             dp = par.data_parallel(launch)

@@ -41,9 +41,9 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
   0.5.4.post3, 0.5.19, 0.5.21, 0.5.22, 0.5.23.
 """
 
-from sgllint import effective as eff
-from sgllint import parallel as par
-from sgllint.rule import WARNING, Invalid, Rule, Valid
+from sgllint.model.rule import WARNING, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
+from sgllint.semantics import parallel as par
 
 DSV3 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"
 
@@ -105,14 +105,14 @@ class DpAttentionDisabledByDpSizeOne(Rule):
         if enable is None or enable.value is not True:
             return
         dp, dp_arg = par.int_value(launch, "dp_size", 1)
-        if dp is None or dp != 1 or dp_arg is not None:
+        if not par.known(dp) or dp != 1 or dp_arg is not None:
             return  # an explicit --dp-size 1 says what runs
         if eff.has_field(launch, "ep_join_mode") and launch.last("ep_join_mode") is not None:
             return
         split = eff.at_least(v, "0.5.22") and eff.has_field(launch, "attn_dp_size")
         if split:
             attn, _ = par.int_value(launch, "attn_dp_size", 1)
-            if attn is None or attn != 1:
+            if not par.known(attn) or attn != 1:
                 return
         tp, _ = par.int_value(launch, "tp_size", 1)
         related = []
@@ -131,7 +131,7 @@ class DpAttentionDisabledByDpSizeOne(Rule):
         else:
             how = "silently switches attention DP off (enable_dp_attention = False, no log line)"
             fix = f"add {width_flag} N"
-        if tp is not None and tp > 1:
+        if par.known(tp) and tp > 1:
             fix += f" (N attention-DP groups dividing --tp-size {tp}, e.g. {width_flag} {tp})"
         yield self.diagnostic(
             enable.flag_span,

@@ -32,8 +32,8 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
   0.5.7-0.5.8, [10, 11, 12] from 0.5.9).
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 DSV3 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"
 

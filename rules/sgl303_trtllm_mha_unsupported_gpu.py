@@ -33,8 +33,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --attention-backend fl
   0.5.13, 0.5.18, 0.5.19, 0.5.23.
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 OLD = "TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use a different backend."

@@ -34,8 +34,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --attention-backend fl
   `_attention_backend_fa3_fp8_fallback`.
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 DSV2 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V2-Lite"

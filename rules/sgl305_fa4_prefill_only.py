@@ -30,8 +30,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --prefill-attention-ba
   raise ValueError(...)`); absent in 0.5.3 and from 0.5.8.post1 on.
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"
 MSG = "FA4 backend is only supported for prefill. Please use `--prefill-attention-backend fa4` instead."

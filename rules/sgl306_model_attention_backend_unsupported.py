@@ -49,8 +49,8 @@ python -m sglang.launch_server --model-path openai/gpt-oss-20b --attention-backe
   post releases).
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 L = "python -m sglang.launch_server --model-path "
 LLAMA4_ARCHS = ("Llama4ForConditionalGeneration", "Llama4ForCausalLM")

@@ -36,8 +36,8 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --quantization fp
   (`is_sm100_supported`: majors [10]; `is_blackwell_supported`: [10, 11, 12]).
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 Q = "python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B"
 NVFP4_MSG = "--quantization nvfp4_online is supported only on NVIDIA Blackwell SM100/SM103 GPUs."

@@ -66,8 +66,8 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
   `create_cutedsl_mla_backend` (0.5.13.post1 :77–80, 0.5.23 :118–121).
 """
 
-from sgllint import effective as eff
-from sgllint.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.semantics import effective as eff
 
 DSV3 = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"
 QWEN = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B"

@@ -1,5 +1,14 @@
+import os
 import sys
 
-from sgllint.cli import main
+# ``python -m sgllint`` puts the current directory first on sys.path (and an
+# empty PYTHONPATH entry names it too). In the tree being linted (an editor
+# starts ``python -m sgllint lsp`` there) that would import the tree's own
+# ``yaml.py`` or ``pygls.py`` instead of the real ones: code from the tree
+# would run. Nothing sgllint needs lives there.
+_cwd = os.path.realpath(os.getcwd())
+sys.path[:] = [p for p in sys.path if not isinstance(p, str) or os.path.realpath(p or ".") != _cwd]
+
+from sgllint.hosts.cli import main  # noqa: E402
 
 sys.exit(main())

@@ -7,9 +7,10 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from sgllint.config import Config
-from sgllint.engine import Options, lint_source
-from sgllint.rule import Example, Rule
+from sgllint.engine.config import Config
+from sgllint.engine.fixes import apply_edits, fix_edits
+from sgllint.engine.pipeline import Options, lint_source
+from sgllint.model.rule import INTERNAL_ERROR, Example, Rule
 
 _FENCE_RE = re.compile(r"^## (Example|Use instead)\s*\n+```(\w+)\n(.*?)\n```", re.M | re.S)
 FENCE_FORMATS = {"sh": "sh", "bash": "sh", "shell": "sh", "python": "py", "py": "py", "yaml": "yaml", "toml": "toml"}
@@ -35,7 +36,7 @@ class Mismatch:
 
 def check_example(rule: type[Rule], example: Example) -> Optional[Mismatch]:
     """None when the example behaves as declared, else what went wrong."""
-    diags = [d for d in lint_example(example, rules=[rule]) if d.code in (rule.code, "SGL999")]
+    diags = [d for d in lint_example(example, rules=[rule]) if d.code in (rule.code, INTERNAL_ERROR.code)]
     shown = "\n".join(f"  {d.span.start_line_col()} {d.code} {d.message} (at {d.span.text!r})" for d in diags)
     if example.valid:
         return Mismatch(f"expected no {rule.code}, got:\n{shown}") if diags else None
@@ -48,6 +49,34 @@ def check_example(rule: type[Rule], example: Example) -> Optional[Mismatch]:
             return Mismatch(f"expected the span to cover {example.source[start:end]!r} at {start}, got {primary.text!r} at {primary.start}")
     if example.message is not None and not any(example.message in d.message or example.message in d.help for d in diags):
         return Mismatch(f"expected {example.message!r} in the message or help, got:\n{shown}")
+    return check_fix(rule, example, diags)
+
+
+def fixed_text(example: Example, diags) -> Optional[str]:
+    """The example's text after the fixes of ``diags`` (None: no fix)."""
+    fixes = [d.fix for d in diags if d.fix is not None]
+    if not fixes:
+        return None
+    edits = [e for fix in fixes for e in fix_edits(fix).get(example.filename, [])]
+    return apply_edits(example.source, edits)
+
+
+def check_fix(rule: type[Rule], example: Example, diags) -> Optional[Mismatch]:
+    """An invalid example's fix: declared (``fix=`` or ``fix_to=``) exactly when the rule
+    offers one, with the declared text and applicability (Fixit's model)."""
+    got = fixed_text(example, diags)
+    if not example.has_fix:
+        if got is not None:
+            return Mismatch(f"{rule.code} offers a fix here: declare it with fix={got!r}")
+        return None
+    if got is None:
+        return Mismatch(f"expected a fix giving {example.fixed!r}, got none")
+    if got != example.fixed:
+        return Mismatch(f"expected the fix to give\n{example.fixed}\ngot\n{got}")
+    want = "unsafe" if example.unsafe else "safe"
+    kinds = {d.fix.applicability for d in diags if d.fix is not None}
+    if kinds != {want}:
+        return Mismatch(f"expected a {want} fix, got {sorted(kinds)}")
     return None
 
 

@@ -8,38 +8,56 @@ import json
 from collections import defaultdict
 
 from sgllint import catalog as catalogs
-from sgllint.extract import supported_formats
-from sgllint.rule import builtin_rules, iter_examples
+from sgllint.formats.registry import supported_formats
+from sgllint.model.rule import builtin_rules, iter_examples
 
 FORMAT_OF_EXAMPLE = {"sh": "shell", "py": "python", "yaml": "yaml", "toml": "toml", "dockerfile": "dockerfile", "md": "markdown"}
 SUFFIX = {"sh": ".sh", "py": ".py", "yaml": ".yaml", "toml": ".toml", "dockerfile": ".Dockerfile", "md": ".md"}
 
 
+def _evaluator_ready() -> bool:
+    from sgllint.semantics import launch_validation
+
+    return launch_validation.evaluator() is not None
+
+
 def _examples(valid: bool):
+    ready = _evaluator_ready()
     for rule in builtin_rules():
+        if getattr(rule, "needs_evaluator", False) and not ready:
+            continue  # SGL400/SGL401 are silent until the evaluator is LINT_READY (tests/test_rules.py gates them the same way)
         for test_id, ex in iter_examples(rule):
             if ex.valid == valid and FORMAT_OF_EXAMPLE[ex.fmt] in supported_formats():
                 yield rule, test_id, ex
 
 
+#: rules off by default (`Rule.default_enabled`): their examples are linted
+#: with them selected, every other example without them
+OPT_IN = sorted(r.code for r in builtin_rules() if not r.default_enabled)
+
+
 def _write_by_version(tmp_path, examples):
-    """One directory per target release; returns {path: (rule, example)}."""
+    """One directory per target release (under ``opt-in/`` for the examples
+    of rules off by default); returns {path: (rule, example)}."""
     placed = {}
     for rule, test_id, ex in examples:
         version = ex.sglang or catalogs.latest()
         name = ex.path if ex.path and ex.fmt == "dockerfile" else test_id + SUFFIX[ex.fmt]
-        d = tmp_path / version / test_id
+        top = f"opt-in/{version}" if rule.code in OPT_IN else version
+        d = tmp_path / top / test_id
         d.mkdir(parents=True)
         (d / name).write_text(ex.source)
-        placed[f"{version}/{test_id}/{name}"] = (rule, ex)
+        placed[f"{top}/{test_id}/{name}"] = (rule, ex)
     return placed
 
 
 def _run_all(tmp_path, run_cli, placed):
     by_path = defaultdict(list)
-    for version in sorted({p.split("/")[0] for p in placed}):
-        r = run_cli("check", version, "--output-format", "json", "--sglang-version", version,
-                    "--no-environment", "--isolated", cwd=tmp_path)
+    for top in sorted({p.rsplit("/", 2)[0] for p in placed}):
+        version = top.rsplit("/", 1)[-1]
+        extra = ("--extend-select", ",".join(OPT_IN)) if top.startswith("opt-in/") else ()
+        r = run_cli("check", top, "--output-format", "json", "--sglang-version", version,
+                    "--no-environment", "--isolated", *extra, cwd=tmp_path)
         assert r.returncode in (0, 1), r.stderr
         for item in json.loads(r.stdout):
             by_path[item["path"]].append(item)

@@ -15,8 +15,8 @@ import io
 import pytest
 
 from sgllint import catalog as catalogs
-from sgllint.extract.argv import classify, resolve_argv
-from sgllint.model import LaunchSite, Source, Span, Token, Unresolved
+from sgllint.model.facts import LaunchSite, Source, Span, Token, Unresolved
+from sgllint.resolve.argv import classify, resolve_argv
 
 SAMPLE_VERSIONS = [v for v in ("0.4.10", "0.5.4", "0.5.10", "0.5.19", "0.5.23") if v in catalogs.versions()] or [
     catalogs.latest()
@@ -134,7 +134,7 @@ def test_values_and_nargs():
 def test_last_occurrence_wins_and_duplicates_kept():
     cat = catalogs.load("0.5.23")
     site = _site(["--model-path", "m", "--port", "1", "--port", "2"])
-    from sgllint.model import Launch
+    from sgllint.model.facts import Launch
 
     launch = Launch(site, resolve_argv(site, cat), None)
     assert len(launch.occurrences("port")) == 2

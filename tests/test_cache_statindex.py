@@ -1,4 +1,4 @@
-"""The warm-run fast path (`sgllint.cache.StatIndex`): files the prefilter
+"""The warm-run fast path (`sgllint.engine.cache.StatIndex`): files the prefilter
 rejected are reported clean from their stat alone, and any change to such a
 file — even one that keeps its size and modification time — is linted again."""
 
@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from sgllint import cache as cachemod
-from sgllint.engine import Options, lint_paths
+from sgllint.engine import cache as cachemod
+from sgllint.engine.pipeline import Options
+from sgllint.engine.runner import lint_paths
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --enable_metrics\n"
 QUIET = "echo 'talks to an sglang server started elsewhere'\n"
@@ -90,7 +91,7 @@ def test_fresh_files_are_not_indexed(tmp_path):
 
 def test_workers_fill_and_use_the_index(tree, tmp_path, monkeypatch):
     monkeypatch.setenv("SGLLINT_MIN_FILES_PER_WORKER", "1")
-    monkeypatch.setattr("sgllint.workers.MIN_FILES_PER_WORKER", 1)
+    monkeypatch.setattr("sgllint.engine.runner.MIN_FILES_PER_WORKER", 1)
     cache_dir = tmp_path / "cache"
     options = Options(use_environment=False)
 

@@ -28,7 +28,9 @@ def test_clean_tree_exits_zero(tmp_path, run_cli):
     _write(tmp_path, "ok.sh", GOOD)
     r = run_cli("check", ".", "--sglang-version", "0.5.23")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout == ""
+    assert r.stdout == "All checks passed!\n"  # ruff's words
+    r = run_cli("check", ".", "--sglang-version", "0.5.23", "--output-format", "concise")
+    assert r.returncode == 0 and r.stdout == ""
 
 
 def test_findings_exit_one_with_concise_lines(tmp_path, run_cli):

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from sgllint.config import ConfigError, discover, parse_table
+from sgllint.engine.config import ConfigError, discover, parse_table
 
 BAD = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --enable_metrics --tp 2\n"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from sgllint import catalog as catalogs
-from sgllint import context
-from sgllint.config import Config
-from sgllint.engine import Options, lint_file, lint_source
+from sgllint.engine.config import Config
+from sgllint.engine.pipeline import Options, lint_file, lint_source
+from sgllint.resolve import context
 
 LAUNCH = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --enable-double-sparsity\n"
 

@@ -18,7 +18,8 @@ def _manifest(tmp_path, model):
 def test_kimi_on_b200_context_and_gpu_count(tmp_path, run_cli):
     _manifest(tmp_path, "moonshotai/Kimi-K2-Instruct")
     r = run_cli("check", "deploy.yaml", "--show-context", "--output-format", "json", "--no-environment", "--isolated")
-    context_line, _, body = r.stdout.partition("\n")
+    # with a machine format the context lines go to stderr: stdout stays one JSON document (issue 20)
+    context_line, body = r.stderr.partition("\n")[0], r.stdout
     assert "SGLang 0.5.10 from image tag (lmsysorg/sglang:v0.5.10) at deploy.yaml:13" in context_line
     assert "arch DeepseekV3ForCausalLM from registry (moonshotai/Kimi-K2-Instruct)" in context_line
     assert "gpu B200 (SM100) from manifest at deploy.yaml:10" in context_line
@@ -51,10 +52,12 @@ def test_local_config_json_beats_registry(tmp_path, run_cli):
 
 
 def test_no_network_and_hf_cache(tmp_path, monkeypatch):
-    """Context resolution never opens a socket; the local HF cache is read."""
+    """Context resolution never opens a socket; the local HF cache is read
+    when the user allows it (it is outside every project)."""
     import socket
 
-    from sgllint.engine import Options, lint_source
+    from sgllint.engine.config import Config
+    from sgllint.engine.pipeline import Options, lint_source
 
     def refuse(*args, **kwargs):
         raise AssertionError("sgllint tried to open a network connection")
@@ -67,6 +70,9 @@ def test_no_network_and_hf_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     text = "python -m sglang.launch_server --model-path acme/secret-model --tp-size 2\n"
     (launch,) = lint_source("a.sh", text, Options(use_environment=False)).launches
+    assert launch.context.arch != "DeepseekV2ForCausalLM"
+    allowed = Options(use_environment=False, config=Config(allow_outside=(tmp_path / "hub",)))
+    (launch,) = lint_source("a.sh", text, allowed).launches
     assert launch.context.arch == "DeepseekV2ForCausalLM"
     assert launch.context.architecture.source == "Hugging Face cache"
     assert "mla" in launch.context.traits

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sgllint import cli, workers
+from sgllint.engine import runner
+from sgllint.hosts import cli
 from sgllint.output import FORMATS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +44,7 @@ def _run(base: Path, fmt: str, monkeypatch, capsys, *extra: str) -> str:
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_output_is_byte_identical_across_runs_workers_and_cache(tree, fmt, monkeypatch, capsys):
-    monkeypatch.setattr(workers, "MIN_FILES_PER_WORKER", 1)  # make -j2 really fork
+    monkeypatch.setattr(runner, "MIN_FILES_PER_WORKER", 1)  # make -j2 really fork
     cache = tree / f"cache-{fmt}"
     reference = _run(tree, fmt, monkeypatch, capsys, "--no-cache", "--jobs", "1")
     assert reference
@@ -85,7 +86,7 @@ def test_cache_misses_when_the_file_or_a_config_file_changes(tmp_path, monkeypat
 
 
 def test_cache_misses_when_a_dspark_subfolder_appears_beside_the_model(tmp_path, monkeypatch, capsys):
-    """SGL222's verdict depends on a ``dspark/`` folder next to a local
+    """SGL254's verdict depends on a ``dspark/`` folder next to a local
     checkpoint's config.json (SGLang 0.5.23+ loads the draft from it), so the
     cache must notice the folder appearing."""
     monkeypatch.chdir(tmp_path)
@@ -97,7 +98,7 @@ def test_cache_misses_when_a_dspark_subfolder_appears_beside_the_model(tmp_path,
     args = ["check", "--isolated", "--no-environment", "--sglang-version", "0.5.23", "--gpu", "H100",
             "--output-format", "concise", "--cache-dir", "c", "--jobs", "1", "serve.sh"]
     assert cli.main(args) == 1
-    assert "SGL222" in capsys.readouterr().out
+    assert "SGL254" in capsys.readouterr().out
     (tmp_path / "ckpt" / "dspark").mkdir()
     (tmp_path / "ckpt" / "dspark" / "config.json").write_text('{"architectures": ["DSparkDraft"]}')
     assert cli.main(args) == 0, capsys.readouterr().out

@@ -1,15 +1,17 @@
-"""SGL201-SGL204: SGLang's deterministic-inference check, per release."""
+"""SGL201-SGL204, SGL259, SGL260: SGLang's deterministic-inference check, per release."""
 
 from __future__ import annotations
 
 import pytest
 
-from sgllint import catalog, deterministic as det, hardware
-from sgllint.extract import supported_formats
-from sgllint.rule import Example
+from sgllint import catalog
+from sgllint.formats.registry import supported_formats
+from sgllint.model.rule import Example
+from sgllint.resolve import hardware
+from sgllint.semantics import deterministic as det
 from sgllint.testing import lint_example
 
-CODES = ("SGL201", "SGL202", "SGL203", "SGL204")
+CODES = ("SGL201", "SGL202", "SGL203", "SGL204", "SGL259", "SGL260")
 
 
 def lint(code: str, fmt: str = "sh", sglang: str | None = None):
@@ -45,7 +47,7 @@ spec:
 SELECTOR = "      nodeSelector:\n        nvidia.com/gpu.product: {gpu}\n"
 
 needs_yaml = pytest.mark.skipif(
-    "yaml" not in supported_formats(), reason="the YAML extractor is not registered yet (sgllint/extract/__init__.py)"
+    "yaml" not in supported_formats(), reason="the YAML extractor is not registered yet (sgllint/formats/registry.py)"
 )
 
 
@@ -128,9 +130,7 @@ def test_implicit_backend_model_override_trtllm_mla_on_b200():
     d, _ = one(src)
     assert d.code == "SGL201" and "trtllm_mla" in d.message and d.severity.value == "error"
     assert d.span.text == "python -m sglang.launch_server"
-    edit = d.fix.edits[0]
-    assert edit.span.start == edit.span.end == src.index("--enable-deterministic-inference") + len("--enable-deterministic-inference")
-    assert edit.content == " --attention-backend triton"
+    # the fix (insert --attention-backend triton) is SGL201's example `fix=`, run by tests/test_rules.py
 
 
 def test_implicit_backend_unpinned_some_targets_fail_is_a_warning():
@@ -176,17 +176,10 @@ def test_rl_on_policy_target_enables_it():
     assert any("--rl-on-policy-target" in r.message for r in d.related)
 
 
-def test_env_var_alone_is_a_warning():
-    d, _ = one("SGLANG_ENABLE_DETERMINISTIC_INFERENCE=1 python -m sglang.launch_server --model-path Qwen/Qwen3-8B\n")
-    assert d.code == "SGL201" and d.severity.value == "warning" and "overwrites" in d.message
-    assert lint("SGLANG_ENABLE_DETERMINISTIC_INFERENCE=1 python -m sglang.launch_server --model-path Qwen/Qwen3-8B "
-                "--enable-deterministic-inference --attention-backend triton\n")[0] == []
-
-
 def test_split_backends_are_warned():
     d, _ = one("python -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic-inference "
                "--attention-backend triton --prefill-attention-backend trtllm_mha\n")
-    assert d.code == "SGL201" and d.severity.value == "warning" and "does not check" in d.message
+    assert d.code == "SGL260" and d.severity.value == "warning" and "does not check" in d.message
 
 
 def test_radix_with_hierarchical_cache():
@@ -209,7 +202,7 @@ def test_judge_matches_the_decision_procedure_on_every_release():
             continue
         verdict = det.judge(cat, det.Model("DeepseekV3ForCausalLM", True, mla=True), hardware.find("H100"), "flashinfer")
         has_check = bool(cat.deterministic["check_architectures"])
-        assert (verdict.code == "SGL202") is has_check, v
+        assert (verdict.check is det.Rejection.MLA_BACKEND) is has_check, v
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sgllint.docs import readme_table, rules_table
+from sgllint.hosts.docs import readme_table, rules_table
 
 ROOT = Path(__file__).resolve().parent.parent
 

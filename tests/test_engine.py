@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from sgllint.engine import Options, lint_paths
-from sgllint.rule import ERROR, Rule, builtin_rules
+from sgllint.engine.pipeline import Options
+from sgllint.engine.runner import lint_paths
+from sgllint.model.rule import ERROR, Rule, builtin_rules
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --enable_metrics\n"
 
@@ -31,7 +32,7 @@ def test_crashing_rule_yields_sgl999_and_others_still_run(tmp_path):
 
 
 def test_crashing_extractor_yields_sgl000(tmp_path, monkeypatch):
-    import sgllint.extract as extract
+    import sgllint.formats.registry as extract
 
     def broken(source):
         raise ValueError("parser exploded")
@@ -43,7 +44,7 @@ def test_crashing_extractor_yields_sgl000(tmp_path, monkeypatch):
     def pick(fmt):
         return lambda src: broken(src) if src.path.endswith("a.sh") else real(fmt)(src)
 
-    monkeypatch.setattr("sgllint.engine.extractor", pick)
+    monkeypatch.setattr("sgllint.engine.pipeline.extractor", pick)
     results = {r.path.rsplit("/", 1)[-1]: r for r in lint_paths([str(tmp_path)], Options(sglang_version="0.5.23"))}
     a = results["a.sh"].diagnostics
     assert [d.code for d in a] == ["SGL000"] and "parser exploded" in a[0].message

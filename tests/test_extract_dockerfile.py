@@ -8,10 +8,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sgllint.engine import Options, lint_source
-from sgllint.extract import detect_format
-from sgllint.extract.dockerfile import extract
-from sgllint.model import Source, Unresolved
+from sgllint.engine.pipeline import Options, lint_source
+from sgllint.formats.dockerfile.extractor import extract
+from sgllint.formats.registry import detect_format
+from sgllint.model.facts import Source, Unresolved
 
 FIXTURES = Path(__file__).parent / "fixtures" / "dockerfile"
 

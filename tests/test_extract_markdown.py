@@ -8,11 +8,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import sgllint.extract as extract_pkg
-from sgllint.engine import Options, lint_source
-from sgllint.extract._remap import remap_facts
-from sgllint.extract.markdown import extract
-from sgllint.model import (
+import sgllint.formats.registry as extract_pkg
+from sgllint.engine.pipeline import Options, lint_source
+from sgllint.formats.markdown.extractor import extract
+from sgllint.formats.remap import remap_facts
+from sgllint.model.facts import (
     ContextHint,
     EnvVar,
     FileFacts,

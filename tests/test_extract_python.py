@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sgllint.extract import detect_format, extractor
-from sgllint.extract.python import extract
-from sgllint.model import FileFacts, LaunchSite, Source, Span, Unresolved
+from sgllint.formats.python.extractor import extract
+from sgllint.formats.registry import detect_format, extractor
+from sgllint.model.facts import FileFacts, LaunchSite, Source, Span, Unresolved
 
 FIXTURES = Path(__file__).parent / "fixtures" / "python"
 
@@ -273,9 +273,9 @@ def test_runpod_worker_env_defaults_and_loop():
         ("0.0.0.0", '"0.0.0.0"'),
         ("--port", '"--port"'),
         (unresolved("os.getenv('PORT')", "environment variable with default '30000'"), 'os.environ.get("PORT", "30000")'),
-        (unresolved("command", "arguments that differ by a loop at line 41"), "command"),
+        (unresolved("command", "arguments that differ by a branch at line 43"), "command"),
     ]
-    assert worker.opaque == ["arguments that differ by a loop at line 41"]
+    assert worker.opaque == ["arguments that differ by a branch at line 43"]
 
 
 def test_value_map_points_at_each_character():

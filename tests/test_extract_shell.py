@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sgllint.extract import shell
-from sgllint.extract.shell import extract, extract_embedded
-from sgllint.model import FileFacts, Source, SourceMap, Token, Unresolved
+from sgllint.formats.shell import extractor as shell
+from sgllint.formats.shell.extractor import extract, extract_embedded
+from sgllint.model.facts import FileFacts, Source, SourceMap, Token, Unresolved
 
 FIXTURES = Path(__file__).parent / "fixtures" / "shell"
 LAUNCH_SERVER = "python -m sglang.launch_server"
@@ -172,6 +172,7 @@ EXPECTED_TOKENS = {
             ("--router-policy", "--router-policy"),
             ("round_robin", "round_robin"),
         ],
+        [("--worker-urls", "--worker-urls"), ("http://a:1", "http://a:1")],
     ],
     "variables.sh": [
         [
@@ -246,9 +247,9 @@ EXPECTED_TOKENS = {
             ("30000", "30000"),
         ],
         [
-            # words split from $CMD map to the reference
-            ("--model-path", "$CMD"),
-            ("Qwen/Qwen2-7B", "$CMD"),
+            # words split from $CMD (assigned one literal) are where the assignment writes them
+            ("--model-path", "--model-path"),
+            ("Qwen/Qwen2-7B", "Qwen/Qwen2-7B"),
             ("--port", "--port"),
             ("30001", "30001"),
         ],
@@ -396,7 +397,9 @@ def test_array_in_function_and_args_after_it():
     chunked = in_function.tokens[4]
     assert chunked.sub_span(len("--chunked-prefill-size="), len(chunked.value)).text == "8192"
     scalar_cmd = sites[1]
-    assert scalar_cmd.entry_span.text == "$CMD"
+    # the words of an unquoted $CMD live at the assignment, like an array's
+    assert scalar_cmd.entry_span.text == "python -m sglang.launch_server"
+    assert scalar_cmd.span.text == "$CMD --port 30001"
     via_eval = sites[2]
     assert via_eval.span.text == "$CMD --log-level debug" and via_eval.entry_span.text == "$CMD"
     read_array = sites[3]
@@ -461,8 +464,10 @@ def test_control_flow():
 
 def test_wrappers():
     sites = facts_of("wrappers.sh").sites
-    assert [s.entry for s in sites] == [LAUNCH_SERVER] * 4 + ["sglang serve", "python -m sglang_router.launch_server"]
-    exec_site, setsid, srun, uv, sh_c, router = sites
+    assert [s.entry for s in sites] == [LAUNCH_SERVER] * 4 + [
+        "sglang serve", "python -m sglang_router.launch_server", "python -m sglang_router.launch_router"
+    ]  # fmt: skip
+    exec_site, setsid, srun, uv, sh_c, router, router_only = sites
     assert exec_site.entry_span.text == "python -u -m sglang.launch_server"
     assert exec_site.span.text.startswith("exec python")
     assert env_of(setsid) == {"CUDA_VISIBLE_DEVICES": "2,3", "NCCL_DEBUG": "INFO"}
@@ -574,7 +579,7 @@ def test_extract_embedded_maps_through_an_outer_file():
 
 
 def test_import_is_cheap():
-    code = "import sys, sgllint.extract.shell; print('tree_sitter' in sys.modules)"
+    code = "import sys, sgllint.formats.shell.extractor; print('tree_sitter' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
     assert out.stdout.strip() == "False", out.stderr
 
@@ -584,8 +589,8 @@ def test_four_byte_characters_after_a_brace_do_not_crash_the_parser():
     character (tree-sitter/tree-sitter-bash#337) and segfaults on Linux;
     run in a child process so a crash fails this test, not the session."""
     code = (
-        "from sgllint.model import Source\n"
-        "from sgllint.extract.shell import extract\n"
+        "from sgllint.model.facts import Source\n"
+        "from sgllint.formats.shell.extractor import extract\n"
         "for cp in list(range(0x30000, 0x110000, 4099)) + [0x1F600, 0x10FFFF]:\n"
         "    for pre in ('{', 'echo {', 'x={', 'echo ${a:-{'):\n"
         "        for _ in range(10):\n"

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sgllint.engine import Options, lint_source
-from sgllint.extract._toml_scan import TArray, TScalar, TString, scan, tomllib
-from sgllint.extract.toml import PROFILE_ENTRY, extract
-from sgllint.model import Source, Unresolved
+from sgllint.engine.pipeline import Options, lint_source
+from sgllint.formats.toml.extractor import PROFILE_ENTRY, extract
+from sgllint.formats.toml.scan import TArray, TScalar, TString, scan, tomllib
+from sgllint.model.facts import Source, Unresolved
 
 FIXTURES = Path(__file__).parent / "fixtures" / "toml"
 

@@ -12,11 +12,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sgllint.extract import detect_format
-from sgllint.extract._yaml_scalars import decode_scalar, scalar_start
-from sgllint.extract.launchers import LAUNCH_SERVER, SERVE
-from sgllint.extract.yaml import CONFIG_ENTRY, extract
-from sgllint.model import FileFacts, Source, Unresolved
+from sgllint.formats.registry import detect_format
+from sgllint.formats.yaml.extractor import CONFIG_ENTRY, extract
+from sgllint.formats.yaml.scalars import decode_scalar, scalar_start
+from sgllint.model.facts import FileFacts, Source, Unresolved
+from sgllint.model.launchers import LAUNCH_SERVER, SERVE
 
 FIXTURES = Path(__file__).parent / "fixtures" / "yaml"
 
@@ -35,7 +35,8 @@ def values(site) -> list:
 
 
 def hints(site) -> list[tuple]:
-    return [(h.kind, h.value) for h in site.hints]
+    """The image/GPU hints (the deploy-* ones are tested in test_deployment.py)."""
+    return [(h.kind, h.value) for h in site.hints if not h.kind.startswith("deploy-")]
 
 
 def env(site) -> dict:
@@ -227,7 +228,8 @@ def test_anchors_and_merge_keys_point_at_the_definition():
 
 def test_compose_folded_command_and_interpolation():
     facts = facts_of("compose.yaml")
-    sglang, flags_only = facts.sites
+    sglang, router, flags_only = facts.sites
+    assert router.entry == "python -m sglang_router.launch_router"
     assert values(sglang) == [
         "--model-path", "Qwen/Qwen2.5-7B-Instruct",
         "--context-length", "16384",
@@ -264,9 +266,11 @@ def test_compose_entrypoint_and_command_shapes(service, expected):
     assert_exact_spans(facts)
 
 
-def test_router_client_is_not_a_server_launch():
+def test_router_is_its_own_entry_point():
     facts = facts_of("compose.yaml")
-    assert all("launch_router" not in s.entry_span.text for s in facts.sites)
+    (router,) = [s for s in facts.sites if "launch_router" in s.entry_span.text]
+    assert router.entry == "python -m sglang_router.launch_router"  # judged by the router's parser, not SGLang's
+    assert [t.value for t in router.tokens] == ["--worker-urls", "http://sglang:30000"]
 
 
 def test_github_actions_run_block():
@@ -440,7 +444,7 @@ def test_alias_bomb_is_read_once():
 
 
 def test_node_budget_stops_a_walk_that_keeps_growing(monkeypatch):
-    from sgllint.extract import _yaml_nodes
+    from sgllint.formats.yaml import nodes as _yaml_nodes
 
     monkeypatch.setattr(_yaml_nodes.NodeReader, "allow", lambda self, n: setattr(self, "budget", 5))
     facts = facts_from("a: [1, 2, 3, 4, 5, 6, 7, 8]\nb: {c: {d: {e: 1}}}\n")

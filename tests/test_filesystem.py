@@ -6,13 +6,13 @@ as a user runs it, with workers and the cache on and off."""
 
 from __future__ import annotations
 
-import builtins
 import os
 from pathlib import Path
 
 import pytest
 
-from sgllint import cli, engine
+from sgllint.engine import runner
+from sgllint.hosts import cli
 
 BAD = "python -m sglang.launch_server --model-path m --enable_metrics\n"
 MODES = [["--no-cache", "--jobs", "1"], ["--jobs", "2"]]
@@ -80,29 +80,30 @@ def test_unreadable_file_real(run_cli, tmp_path):
         proc = run_cli("check", "--output-format", "concise", "--no-cache", str(root))
     finally:
         secret.chmod(0o644)
-    _assert_clean_run(proc, "skipped", "secret.sh", "cannot read")
+    _assert_clean_run(proc)
+    assert "secret.sh:1:1: SGL002 cannot read this file (Permission denied): skipped" in proc.stdout
 
 
 @pytest.mark.parametrize("mode", MODES, ids=["serial", "workers+cache"])
 def test_unreadable_file_simulated(tmp_path, monkeypatch, capsys, mode):
-    """As root, chmod 000 does not stop a read: refuse it in `open` instead."""
+    """As root, chmod 000 does not stop a read: refuse it in `os.open` instead."""
     root = _tree(tmp_path)
     secret = root / "secret.sh"
     secret.write_text(BAD)
-    real_open = builtins.open
+    real_open = os.open
 
     def guarded(file, *args, **kwargs):
         if isinstance(file, (str, os.PathLike)) and Path(file).name == "secret.sh":
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", guarded)
+    monkeypatch.setattr(os, "open", guarded)
     monkeypatch.chdir(tmp_path)
     jobs = ["--jobs", "1"] if "--no-cache" in mode else ["--jobs", "1", "--cache-dir", str(tmp_path / "c")]
     code = cli.main(["check", "--output-format", "concise", *jobs, *(["--no-cache"] if "--no-cache" in mode else []), str(root)])
     out, err = capsys.readouterr()
     assert code == 1 and "good.sh:1:" in out
-    assert "skipped" in err and "secret.sh" in err and "cannot read: Permission denied" in err
+    assert "secret.sh:1:1: SGL002 cannot read this file (Permission denied): skipped" in out
 
 
 @pytest.mark.parametrize("cache", [False, True])
@@ -110,15 +111,15 @@ def test_file_deleted_during_the_run(tmp_path, monkeypatch, capsys, cache):
     root = _tree(tmp_path)
     doomed = root / "doomed.sh"
     doomed.write_text(BAD)
-    real_iter = engine.iter_files
+    real_iter = runner.iter_files
 
     def deleting(paths, config):
-        for path, explicit in real_iter(paths, config):
-            if path.endswith("doomed.sh"):
-                os.unlink(path)  # listed by the walk, gone before it is read
-            yield path, explicit
+        for item in real_iter(paths, config):
+            if item.path.endswith("doomed.sh"):
+                os.unlink(item.path)  # listed by the walk, gone before it is read
+            yield item
 
-    monkeypatch.setattr(engine, "iter_files", deleting)
+    monkeypatch.setattr(runner, "iter_files", deleting)
     monkeypatch.chdir(tmp_path)
     args = ["--cache-dir", str(tmp_path / "c")] if cache else ["--no-cache"]
     code = cli.main(["check", "--output-format", "concise", "--jobs", "1", *args, str(root)])
@@ -131,17 +132,17 @@ def test_file_replaced_by_a_directory_during_the_run(tmp_path, monkeypatch, caps
     root = _tree(tmp_path)
     swap = root / "swap.sh"
     swap.write_text(BAD)
-    real_iter = engine.iter_files
+    real_iter = runner.iter_files
 
     def swapping(paths, config):
-        for path, explicit in real_iter(paths, config):
-            if path.endswith("swap.sh"):
-                os.unlink(path)
-                os.mkdir(path)
-            yield path, explicit
+        for item in real_iter(paths, config):
+            if item.path.endswith("swap.sh"):
+                os.unlink(item.path)
+                os.mkdir(item.path)
+            yield item
 
-    monkeypatch.setattr(engine, "iter_files", swapping)
+    monkeypatch.setattr(runner, "iter_files", swapping)
     code = cli.main(["check", "--output-format", "concise", "--jobs", "1", "--no-cache", str(root)])
     out, err = capsys.readouterr()
     assert code == 1 and "good.sh:1:" in out
-    assert "skipped" in err and "swap.sh" in err
+    assert "swap.sh:1:1: SGL002 not a regular file (a directory): skipped" in out

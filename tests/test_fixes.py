@@ -14,10 +14,10 @@ import tomllib
 import pytest
 import yaml
 
-from sgllint.diagnostic import Diagnostic, Edit, Fix, Severity
-from sgllint.engine import Options, lint_source
-from sgllint.fixes import _dockerfile_exec_forms_parse, normalize, run_fixes
-from sgllint.model import Source, Span
+from sgllint.engine.fixes import _dockerfile_exec_forms_parse, normalize, run_fixes
+from sgllint.engine.pipeline import Options, lint_source
+from sgllint.model.diagnostic import Diagnostic, Edit, Fix, Severity
+from sgllint.model.facts import Source, Span
 
 FILES = {
     "serve.sh": (

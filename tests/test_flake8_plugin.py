@@ -61,7 +61,7 @@ def env(tmp_path):
         info = shim / "sgllint-0.0.0.dist-info"
         info.mkdir(parents=True)
         (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sgllint\nVersion: 0.0.0\n")
-        (info / "entry_points.txt").write_text('[flake8.extension]\nSGL = sgllint.flake8_plugin:Plugin\n')
+        (info / "entry_points.txt").write_text('[flake8.extension]\nSGL = sgllint.hosts.flake8_plugin:Plugin\n')
         paths.insert(0, str(shim))
     env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")])
     return env

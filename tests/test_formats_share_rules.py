@@ -8,9 +8,9 @@ import shlex
 
 import pytest
 
-from sgllint.engine import Options, lint_source
-from sgllint.extract import supported_formats
-from sgllint.rule import builtin_rules
+from sgllint.engine.pipeline import Options, lint_source
+from sgllint.formats.registry import supported_formats
+from sgllint.model.rule import builtin_rules
 
 pytestmark = pytest.mark.skipif("python" not in supported_formats(), reason="no Python extractor")
 

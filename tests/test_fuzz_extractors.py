@@ -29,11 +29,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sgllint import catalog as catalogs
-from sgllint.engine import Options, decode, extract, lint_source
-from sgllint.extract import EXTRACTORS
-from sgllint.extract.argv import resolve
-from sgllint.model import LaunchSite, Source, Span, Token, Unresolved
-from sgllint.prefilter import may_launch
+from sgllint.engine.pipeline import Options, decode, extract, lint_source
+from sgllint.engine.prefilter import may_launch
+from sgllint.formats.registry import EXTRACTORS
+from sgllint.model.facts import LaunchSite, Source, Span, Token, Unresolved
+from sgllint.resolve.argv import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILE = os.environ.get("SGLLINT_FUZZ", "ci")

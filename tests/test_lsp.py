@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -22,11 +23,11 @@ TIMEOUT = 30
 
 
 class Client:
-    def __init__(self, cwd: Path):
+    def __init__(self, cwd: Path, argv: Optional[list] = None):
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sgllint", "lsp"],
+            argv or [sys.executable, "-m", "sgllint", "lsp"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

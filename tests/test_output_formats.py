@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from sgllint import __version__
-from sgllint.diagnostic import Diagnostic, Edit, Fix, Related, Severity
-from sgllint.model import Source, Span
+from sgllint.model.diagnostic import Diagnostic, Edit, Fix, Related, Severity
+from sgllint.model.facts import Source, Span
 from sgllint.output import FORMATS, renderer
 
 HERE = Path(__file__).resolve().parent
@@ -76,7 +76,7 @@ def diagnostics() -> list[Diagnostic]:
 
 def _normalise(fmt: str, text: str) -> str:
     text = text.replace(f'"version": "{__version__}"', '"version": "<sgllint version>"')
-    if fmt == "lsp":
+    if fmt in ("lsp", "sarif"):
         text = text.replace(Path(os.getcwd()).as_uri(), "file:///CWD")
     return text
 

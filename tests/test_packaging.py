@@ -50,7 +50,7 @@ def _run(py, *args, cwd=None):
 
 def _rules_seen(py, cwd) -> str:
     code = (
-        "import sgllint.rule as r, importlib.util as u;"
+        "import sgllint.model.rule as r, importlib.util as u;"
         "print(len(r.builtin_rules()), r.builtin_rules_dir(), u.find_spec('rules'))"
     )
     proc = _run(py, "-c", code, cwd=cwd)

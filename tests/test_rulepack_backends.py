@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from sgllint.config import Config
-from sgllint.engine import Options, lint_source
+from sgllint.engine.config import Config
+from sgllint.engine.pipeline import Options, lint_source
 
 PACK = {"SGL230", "SGL231", "SGL232", "SGL233", "SGL234", "SGL235", "SGL236", "SGL237", "SGL238", "SGL239", "SGL240",
         "SGL302", "SGL303", "SGL304"}
@@ -75,7 +75,12 @@ CASES = [
     # SGL240: trtllm_mha + eagle topk > 1
     ("SGL240", "0.5.23", gpu("B200", SPEC + " --attention-backend trtllm_mha --speculative-eagle-topk 4"), 1, "topk = 1"),
     ("SGL240", "0.5.1", gpu("B200", SPEC + " --attention-backend trtllm_mha --speculative-eagle-topk 4"), 1, "topk = 1"),
-    ("SGL240", "0.5.23", gpu("B200", SPEC + " --speculative-draft-attention-backend trtllm_mha --speculative-eagle-topk 4"), 1, "topk = 1"),
+    # the draft backend is not read: 0.5.23 speculative_hook.py:1176 `attention_backends_of` = (prefill, decode)
+    ("SGL240", "0.5.23", gpu("B200", SPEC + " --speculative-draft-attention-backend trtllm_mha --speculative-eagle-topk 4"), 0, None),
+    ("SGL240", "0.5.23", gpu("B200", SPEC.replace("EAGLE3", "STANDALONE") + " --attention-backend trtllm_mha --speculative-eagle-topk 4"),
+     1, "topk = 1"),
+    ("SGL240", "0.5.1", gpu("B200", SPEC.replace("EAGLE3", "STANDALONE") + " --attention-backend trtllm_mha --speculative-eagle-topk 4"),
+     0, None),
     ("SGL240", "0.5.22", gpu("B200", SPEC + " --speculative-draft-attention-backend trtllm_mha --speculative-eagle-topk 4"), 0, None),
     # SGL302: trtllm_mla GPU sets per release
     ("SGL302", "0.5.3", gpu("RTXPRO6000", DSV3 + " --attention-backend trtllm_mla"), 1, "(SM100)"),
@@ -116,6 +121,6 @@ def test_rulepack_case(code, version, text, count, fragment):
 
 
 def test_pack_rules_are_registered():
-    from sgllint.rule import builtin_rules
+    from sgllint.model.rule import builtin_rules
 
     assert PACK <= {r.code for r in builtin_rules()}

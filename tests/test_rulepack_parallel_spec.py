@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sgllint.rule import Example, find_rule
+from sgllint.model.rule import Example, find_rule
 from sgllint.testing import lint_example
 
 S = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct"

@@ -1,6 +1,6 @@
 """sgllint never imports or executes the code it lints, never touches the
 network, safe-loads YAML and caps what it reads from model ``config.json``
-files. Every test here runs the CLI in process (`sgllint.cli.main`) with
+files. Every test here runs the CLI in process (`sgllint.hosts.cli.main`) with
 sockets blocked."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from sgllint import cli, modelinfo
+from sgllint.hosts import cli
+from sgllint.resolve import modelinfo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,9 +147,9 @@ def test_huge_config_json_is_not_read(tmp_path, capsys, monkeypatch):
 
 def test_lsp_reads_only_given_documents():
     pytest.importorskip("pygls", reason="sgllint lsp needs pygls: the LSP's file-access test runs where it is installed")
-    from sgllint import lsp  # noqa: F401
+    from sgllint.hosts.lsp import server as lsp  # noqa: F401
 
     # The server lints the text the client sent (workspace.get_text_document)
-    # and reads configuration only through sgllint.config's discovery.
-    source = (ROOT / "sgllint" / "lsp.py").read_text(encoding="utf-8")
+    # and reads configuration only through sgllint.engine.config's discovery.
+    source = (ROOT / "sgllint" / "hosts" / "lsp" / "server.py").read_text(encoding="utf-8")
     assert "urlopen" not in source and "requests" not in source

@@ -17,20 +17,33 @@ from pathlib import Path
 import pytest
 
 from sgllint.catalog import Catalog, Option
-from sgllint.extract.launchers import LAUNCH_SERVER, ROUTER_LAUNCH_SERVER, SERVE
-from sgllint.extract.sglang_config import (
-    CONFIG_ORIGIN,
-    config_tokens,
-    merge_config,
-    raw_config_tokens,
-    read_config,
-    unsupported_option_message,
-    unsupported_options,
-)
-from sgllint.model import LaunchSite, Source, Span, Token, Unresolved
+from sgllint.model.launchers import LAUNCH_SERVER, ROUTER_LAUNCH_SERVER, SERVE
+from sgllint.catalog import _gen_spellings
+from sgllint.formats import sglang_spellings
+from sgllint.formats.yaml.sglang_config import entries_from_text, raw_config_tokens
+from sgllint.model.config_file import CONFIG_ORIGIN
+from sgllint.resolve import sglang_config
+from sgllint.resolve.sglang_config import config_tokens, unsupported_option_message, unsupported_options
+from sgllint.model.facts import LaunchSite, Source, Span, Token, Unresolved
 
 FIXTURES = Path(__file__).parent / "fixtures" / "yaml"
 MERGERS = FIXTURES / "sglang_merger"
+
+
+def read_config(path):
+    """Resolution reads the file; the YAML format parses it (as the engine wires them)."""
+    return sglang_config.read_config(path, entries_from_text)
+
+
+def merge_config(site, cat, base_dir):
+    return sglang_config.merge_config(site, cat, base_dir, parse=entries_from_text)
+
+
+def test_generated_spellings_are_the_newest_catalogs():
+    """The formats' copy of SGLang's option names (they never import the
+    catalog) is regenerated with each new release:
+    ``python -m sgllint.catalog._gen_spellings``."""
+    assert Path(sglang_spellings.__file__).read_text(encoding="utf-8") == _gen_spellings.render()
 
 
 # ---------------------------------------------------------------------------
@@ -351,8 +364,14 @@ def test_abbreviated_config_flag_is_ignored(tmp_path):
 
 
 def test_missing_config_makes_the_launch_opaque(tmp_path):
+    merged = merge_config(cli_site(["--config", "conf/config.yaml", "--port", "1"]), catalog("0.5.23"), tmp_path)
+    assert [(h.kind, h.value, h.span.text) for h in merged.hints] == [("config-missing", "conf/config.yaml", "conf/config.yaml")]
+    assert merged.opaque and [t.value for t in merged.tokens] == ["--config", "conf/config.yaml", "--port", "1"]
+
+
+def test_config_outside_the_project_is_not_read_and_makes_the_launch_opaque(tmp_path):
     merged = merge_config(cli_site(["--config", "/root/config.yaml", "--port", "1"]), catalog("0.5.23"), tmp_path)
-    assert [(h.kind, h.value, h.span.text) for h in merged.hints] == [("config-missing", "/root/config.yaml", "/root/config.yaml")]
+    assert [(h.kind, h.value, h.span.text) for h in merged.hints] == [("reference-outside-project", "/root/config.yaml", "/root/config.yaml")]
     assert merged.opaque and [t.value for t in merged.tokens] == ["--config", "/root/config.yaml", "--port", "1"]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sgllint.engine import Options, lint_source
+from sgllint.engine.pipeline import Options, lint_source
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 

@@ -75,6 +75,7 @@ marks ``AttentionArch.MLA`` (SGLang's ``use_mla_backend``; any entry of
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import re
@@ -88,6 +89,7 @@ FACT_KEYS = ("deterministic", "mla_architectures")
 _FILE_RE = re.compile(r"^sglang-(\d+(?:\.\d+)*)\.json$")
 
 
+@functools.lru_cache(maxsize=256)  # rules compare releases per launch: thousands of calls per file
 def version_key(version: str) -> tuple[int, ...]:
     parts = []
     for piece in re.split(r"[.\-]", version):
@@ -179,7 +181,23 @@ class Catalog:
         return set(self.by_string)
 
     def long_strings(self) -> list[str]:
-        return [s for s in self.by_string if s.startswith("--")]
+        return list(self.long_string_tuple())
+
+    def long_string_tuple(self) -> tuple[str, ...]:
+        """`long_strings` computed once and shared (asked for each unknown flag)."""
+        cached = self.__dict__.get("_long_strings")
+        if cached is None:
+            cached = self.__dict__["_long_strings"] = tuple(s for s in self.by_string if s.startswith("--"))
+        return cached
+
+    def has_prefix(self, prefix: str) -> bool:
+        """Whether any option string starts with ``prefix`` (a binary search
+        in the sorted strings, computed once)."""
+        ordered = self.__dict__.get("_sorted_strings")
+        if ordered is None:
+            ordered = self.__dict__["_sorted_strings"] = sorted(self.by_string)
+        i = bisect.bisect_left(ordered, prefix)
+        return i < len(ordered) and ordered[i].startswith(prefix)
 
     def prefix_matches(self, prefix: str) -> list[str]:
         """argparse's `_get_option_tuples` for ``--`` options: every option
@@ -264,10 +282,20 @@ class UnknownVersion(ValueError):
     pass
 
 
+#: longer than any release name a pin, tag or pragma could hold
+MAX_VERSION_CHARS = 64
+
+
 def resolve_version(requested: str) -> str:
     """Map a requested release (``0.5.4``, ``v0.5.4.post3``, ``latest``) to a
-    shipped catalog: the same release, or for a patch/post release its base."""
+    shipped catalog: the same release, or for a patch/post release its base.
+    A string no release could have (a part of 10+ digits, 65+ characters)
+    is no version."""
+    from sgllint.model.numbers import has_huge_number
+
     req = requested.strip().lstrip("vV")
+    if len(req) > MAX_VERSION_CHARS or has_huge_number(req):
+        raise UnknownVersion(requested)
     if req.lower() in {"latest", "main", "dev", "nightly", ""}:
         return latest()
     shipped = versions()

@@ -172,18 +172,25 @@ def dump_help_table(table: dict) -> str:
 
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog=f"python -m {GENERATOR}", description=__doc__.split("\n\n")[0])
-    ap.add_argument("sources", nargs="+", help="SGLang wheels or source trees")
+    ap.add_argument("sources", nargs="+", help="SGLang wheels or source trees (ai-dynamo / sglang-router wheels: see _gen_wrappers)")
     ap.add_argument("--out", default=str(Path(__file__).parent / "data"), help="output directory")
     ap.add_argument("--inline-help", action="store_true", help="keep help texts inside each catalog")
     ap.add_argument("--help-table", default=None, help=f"shared help table (default: OUT/{HELP_TABLE})")
     args = ap.parse_args(argv)
+    # Wrapper wheels (ai-dynamo, sglang-router) have generators of their own.
+    from ._gen_wrappers import generate_many, is_wrapper_wheel
+
+    wrappers = [s for s in args.sources if is_wrapper_wheel(s)]
+    args.sources = [s for s in args.sources if not is_wrapper_wheel(s)]
+    status = generate_many(wrappers, Path(args.out) / "wrappers") if wrappers else 0
+    if not args.sources:
+        return status
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table: Optional[dict] = None
     table_path = Path(args.help_table) if args.help_table else out / HELP_TABLE
     if not args.inline_help:
         table = json.loads(table_path.read_text(encoding="utf-8")) if table_path.exists() else {}
-    status = 0
     for src in args.sources:
         try:
             catalog = build_catalog(Source(src), table)
@@ -194,6 +201,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         path = out / f"sglang-{catalog['sglang_version']}.json"
         path.write_text(dumps(catalog), encoding="utf-8")
         print(f"{path}: {len(catalog['options'])} options, {len(catalog['fields'])} fields ({catalog['source']})")
+    # Releases with a diffusion server (multimodal_gen) also get its parsers.
+    from ._gen_diffusion import generate_many as generate_diffusion
+
+    status = generate_diffusion(args.sources, out / "diffusion") or status
+    # Each release's start-up validation (issue 17): manifests + shared AST units.
+    from ._gen_validation import generate_many as generate_validation
+
+    status = generate_validation(args.sources, out / "validation") or status
     if table is not None:
         # Keep only texts some catalog in OUT still refers to.
         used: set[str] = set()

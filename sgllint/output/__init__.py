@@ -3,24 +3,64 @@ diagnostics. Formatters never run rules."""
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 from typing import Callable, Sequence
 
-from sgllint.diagnostic import Diagnostic
+from sgllint.model.diagnostic import Diagnostic
 
 #: --output-format name -> module (each exposes render(diagnostics) -> str)
-FORMATS = {
-    "full": "sgllint.output.full",
-    "concise": "sgllint.output.concise",
-    "json": "sgllint.output.json",
-    "json-lines": "sgllint.output.json_lines",
-    "sarif": "sgllint.output.sarif",
-    "github": "sgllint.output.github",
-    "gitlab": "sgllint.output.gitlab",
-    "junit": "sgllint.output.junit",
-    "lsp": "sgllint.output.lsp",
-}
+FORMATS: dict[str, str] = {}
+
+#: the formats people read (render also takes max_per_file): they show a
+#: file's first --max-diagnostics findings and a line counting the rest;
+#: the machine formats always list every finding
+SUMMARISED: set[str] = set()
 
 
-def renderer(name: str) -> Callable[[Sequence[Diagnostic]], str]:
-    return importlib.import_module(FORMATS[name]).render
+def register(name: str, module: str, summarised: bool = False) -> None:
+    """Add (or replace) an output format: ``--output-format NAME`` and
+    ``--output NAME:PATH`` offer it from then on. ``module`` exposes
+    ``render(diagnostics, ...)``."""
+    FORMATS[name] = module
+    if summarised:
+        SUMMARISED.add(name)
+    else:
+        SUMMARISED.discard(name)
+
+
+def unregister(name: str) -> None:
+    del FORMATS[name]
+    SUMMARISED.discard(name)
+
+
+register("full", "sgllint.output.full", summarised=True)
+register("concise", "sgllint.output.concise", summarised=True)
+register("json", "sgllint.output.json")
+register("json-lines", "sgllint.output.json_lines")
+register("sarif", "sgllint.output.sarif")
+register("github", "sgllint.output.github", summarised=True)
+register("gitlab", "sgllint.output.gitlab")
+register("junit", "sgllint.output.junit")
+register("lsp", "sgllint.output.lsp")
+
+
+def renderer(name: str, max_diagnostics: int = 0, **run) -> Callable[[Sequence[Diagnostic]], str]:
+    """The format's render function; for a `SUMMARISED` format showing at
+    most ``max_diagnostics`` findings per file (0: all). ``run`` carries
+    facts about the whole run a format may show (``notices``: what the run
+    tells the user once; ``root``: the repository root paths are relative
+    to); each format takes the ones its ``render`` names."""
+    render = importlib.import_module(FORMATS[name]).render
+    accepted = inspect.signature(render).parameters
+    kwargs = {k: v for k, v in run.items() if k in accepted}
+    if name in SUMMARISED:
+        kwargs["max_per_file"] = max_diagnostics
+    return functools.partial(render, **kwargs) if kwargs else render
+
+
+def carries(name: str, fact: str) -> bool:
+    """Whether format ``name`` shows the run fact ``fact`` in its document
+    (else the CLI says it on stderr)."""
+    return fact in inspect.signature(importlib.import_module(FORMATS[name]).render).parameters

@@ -6,14 +6,18 @@ Severity maps to ``error`` / ``warning`` / ``notice``. Escaping follows the
 Actions runner (``toolkit/packages/core/src/command.ts``): in the message
 ``%`` -> ``%25``, ``\\r`` -> ``%0D``, ``\\n`` -> ``%0A``; in property values
 also ``:`` -> ``%3A`` and ``,`` -> ``%2C``. Columns are 1-based code points.
+Text from the tree goes through `visible` first, so only sgllint's own line
+break (before ``help:``) becomes ``%0A``; a file's findings past
+``--max-diagnostics`` become one ``notice`` on that file.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from sgllint.diagnostic import Diagnostic, Severity
+from sgllint.model.diagnostic import Diagnostic, Severity
 from sgllint.output.positions import one_based
+from sgllint.output.text import Omitted, capped, visible
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -29,17 +33,25 @@ def escape_property(text: str) -> str:
 def line(d: Diagnostic) -> str:
     ln, col, end_ln, end_col = one_based(d.span)
     props = [
-        ("file", d.path),
+        ("file", visible(d.path)),
         ("line", str(ln)),
         ("col", str(col)),
         ("endLine", str(end_ln)),
         ("endColumn", str(end_col)),
         ("title", f"{d.code} ({d.name})"),
     ]
-    message = d.message + (f"\nhelp: {d.help}" if d.help else "")
+    message = visible(d.message) + (f"\nhelp: {visible(d.help)}" if d.help else "")
     rendered = ",".join(f"{k}={escape_property(v)}" for k, v in props)
     return f"::{LEVEL[d.severity]} {rendered}::{escape_data(message)}"
 
 
-def render(diagnostics: Sequence[Diagnostic]) -> str:
-    return "".join(line(d) + "\n" for d in diagnostics)
+def omitted_line(o: Omitted) -> str:
+    return f"::notice file={escape_property(visible(o.path))},title=sgllint::{escape_data(o.summary())}"
+
+
+def render(diagnostics: Sequence[Diagnostic], max_per_file: int = 0, notices: Sequence[str] = ()) -> str:
+    said = "".join(f"::notice title=sgllint::{escape_data(visible(n))}\n" for n in notices)
+    return said + "".join(
+        (omitted_line(item) if isinstance(item, Omitted) else line(item)) + "\n"
+        for item in capped(diagnostics, max_per_file)
+    )

@@ -1,20 +1,31 @@
 """``gitlab``: GitLab Code Quality (a Code Climate JSON array): each item has
 ``description``, ``check_name``, ``fingerprint``, ``severity`` and
-``location.path`` + ``location.positions`` (1-based lines and columns)."""
+``location.path`` (relative to the repository root) +
+``location.positions`` (1-based lines and columns)."""
 
 from __future__ import annotations
 
-import json as _json
-from typing import Sequence
+import os
+from pathlib import PurePath
+from typing import Optional, Sequence
 
-from sgllint.diagnostic import Diagnostic, Severity
+from sgllint.model.diagnostic import Diagnostic, Severity
 from sgllint.output.positions import one_based
 from sgllint.output.sarif import fingerprints, relative_uri
+from sgllint.output.text import json_text
 
 SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
 
 
-def render(diagnostics: Sequence[Diagnostic]) -> str:
+def repository_path(path: str, root: Optional[str]) -> str:
+    """GitLab reads ``location.path`` relative to the repository root."""
+    if root is None:
+        return relative_uri(path)
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    return PurePath(rel).as_posix() if not rel.startswith(os.pardir) else relative_uri(path)
+
+
+def render(diagnostics: Sequence[Diagnostic], root: Optional[str] = None) -> str:
     items = []
     for d, fp in zip(diagnostics, fingerprints(diagnostics)):
         ln, col, end_ln, end_col = one_based(d.span)
@@ -27,7 +38,7 @@ def render(diagnostics: Sequence[Diagnostic]) -> str:
                 "fingerprint": fp,
                 "severity": SEVERITY[d.severity],
                 "location": {
-                    "path": relative_uri(d.path),
+                    "path": repository_path(d.path, root),
                     "positions": {
                         "begin": {"line": ln, "column": col},
                         "end": {"line": end_ln, "column": end_col},
@@ -35,4 +46,4 @@ def render(diagnostics: Sequence[Diagnostic]) -> str:
                 },
             }
         )
-    return _json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+    return json_text(items) + "\n"

@@ -3,11 +3,11 @@ rename): an array sorted by path, line, column, code."""
 
 from __future__ import annotations
 
-import json as _json
 from typing import Sequence
 
-from sgllint.diagnostic import Diagnostic
+from sgllint.model.diagnostic import Diagnostic
 from sgllint.output.positions import one_based
+from sgllint.output.text import json_text
 
 
 def _location(span) -> dict:
@@ -41,4 +41,4 @@ def as_dict(d: Diagnostic) -> dict:
 def render(diagnostics: Sequence[Diagnostic]) -> str:
     items = [as_dict(d) for d in diagnostics]
     items.sort(key=lambda i: (i["path"], i["line"], i["column"], i["code"]))
-    return _json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+    return json_text(items) + "\n"

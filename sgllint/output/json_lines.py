@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-import json as _json
 from typing import Sequence
 
-from sgllint.diagnostic import Diagnostic
+from sgllint.model.diagnostic import Diagnostic
 from sgllint.output.json import as_dict
+from sgllint.output.text import json_text
 
 
 def render(diagnostics: Sequence[Diagnostic]) -> str:
     items = [as_dict(d) for d in diagnostics]
     items.sort(key=lambda i: (i["path"], i["line"], i["column"], i["code"]))
-    return "".join(_json.dumps(i, ensure_ascii=False) + "\n" for i in items)
+    return "".join(json_text(i, indent=None) + "\n" for i in items)

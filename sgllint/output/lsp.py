@@ -4,16 +4,16 @@ UTF-16 code units, the protocol's default encoding)."""
 
 from __future__ import annotations
 
-import json as _json
 from itertools import groupby
 from typing import Sequence
 
-from sgllint.diagnostic import Diagnostic
-from sgllint.lsp_convert import UTF16, path_to_uri, to_lsp_diagnostic
+from sgllint.model.diagnostic import Diagnostic
+from sgllint.output.lsp_convert import UTF16, path_to_uri, to_lsp_diagnostic
+from sgllint.output.text import json_text
 
 
 def render(diagnostics: Sequence[Diagnostic]) -> str:
     files = []
     for path, group in groupby(sorted(diagnostics, key=Diagnostic.sort_key), key=lambda d: d.path):
         files.append({"uri": path_to_uri(path), "diagnostics": [to_lsp_diagnostic(d, UTF16) for d in group]})
-    return _json.dumps(files, indent=2, ensure_ascii=False) + "\n"
+    return json_text(files) + "\n"

@@ -3,7 +3,7 @@ one conversion the text formats share."""
 
 from __future__ import annotations
 
-from sgllint.model import Span
+from sgllint.model.facts import Span
 
 
 def one_based(span: Span) -> tuple[int, int, int, int]:

@@ -90,7 +90,7 @@ def release_of(case: dict) -> str:
 
 
 def judge(case: dict):
-    from sgllint.engine import Options, lint_source
+    from sgllint.engine.pipeline import Options, lint_source
 
     result = lint_source("case.sh", launch_text(case), Options(sglang_version=release_of(case), use_environment=False))
     errors = [d for d in result.diagnostics if d.severity.value == "error"]

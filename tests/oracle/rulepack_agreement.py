@@ -57,6 +57,91 @@ MODELS = "/models"
 
 #: rules whose failure SGLang raises only after argument resolution: (why, citation)
 OUTSIDE: dict[str, tuple[str, str]] = {
+    "SGL400": (
+        "not a hand-written rule: it reports what the release's derived start-up validation (generated from the wheel) "
+        "definitely rejects, so it is judged against the real SGLang by the random differential, not by rule-pack "
+        "examples (issue 17)",
+        "tests/oracle/random_agreement.py over tests/data/oracle/random/ (2,000 recorded SGLang verdicts per release)",
+    ),
+    "SGL401": (
+        "not a hand-written rule: it reports the definite rewrites of the release's derived start-up code, judged "
+        "against SGLang's recorded final values by the random differential (issue 17)",
+        "tests/oracle/random_agreement.py over tests/data/oracle/random/ (rewritten fields per launch)",
+    ),
+    # issue 19: the deployment around the launch. The oracle runs each case's ServerArgs on its own (no
+    # manifest, no peers, no model weights), so none of these failures can happen in it.
+    "SGL501": (
+        "not an SGLang check: the pod or container gives /dev/shm less room than NCCL's shared-memory transport "
+        "needs, and the first all-reduce dies of a bus error at run time; the manifest is outside the oracle",
+        "SGLang's `docker run --shm-size 32g` install instructions; Docker `--shm-size` default 64m; Kubernetes "
+        "`emptyDir.medium: Memory` (references in rules/sgl501_shared_memory_too_small.py)",
+    ),
+    "SGL502": (
+        "not an SGLang check: a token written in plain text in a manifest is a leak, not a start-up failure",
+        "Hugging Face user access tokens; Kubernetes Secrets as environment variables (rules/sgl502_plain_text_secret.py)",
+    ),
+    "SGL503": (
+        "not an SGLang check: the kubelet probes a port the server does not serve and restarts a healthy pod",
+        "`port: int = 30000` in `sglang/srt/server_args.py` (every release); `/health` in "
+        "`sglang/srt/entrypoints/http_server.py` (0.5.23 :721-722)",
+    ),
+    "SGL504": (
+        "not an SGLang check: the kubelet kills a server that is still loading the model (probe window shorter "
+        "than the load)",
+        "Kubernetes probe defaults (initialDelaySeconds 0, periodSeconds 10, failureThreshold 3); `/health` is served "
+        "only after `_wait_and_warmup` (`sglang/srt/entrypoints/http_server.py`, 0.5.23 :721)",
+    ),
+    "SGL505": (
+        "not an SGLang check: a model cache on a pod-lifetime volume is downloaded again on every rollout",
+        "`download_weights_from_hf` (`sglang/srt/model_loader/weight_utils.py`, 0.5.23 :621); Kubernetes emptyDir "
+        "lifetime",
+    ),
+    "SGL506": (
+        "a property of a group of launches: each PD server starts on its own and SGLang validates it alone; the pair "
+        "fails when the KV cache is transferred (bootstrap hang or unreadable pages)",
+        "`sglang/srt/disaggregation/prefill.py`, `decode.py`, `utils.py` (`TransferBackend`), releases 0.4.6+",
+    ),
+    "SGL507": (
+        "a property of a group of launches: the router's target URL names a port no server of the file serves; each "
+        "server starts, the router's requests fail",
+        "`sglang_router/launch_router.py` (`--prefill`, `--decode`, `--worker-urls`); `port: int = 30000` in "
+        "`sglang/srt/server_args.py`",
+    ),
+    "SGL508": (
+        "a property of a group of launches: ranks and world size of the nodes disagree; torch.distributed waits for "
+        "peers that never arrive (a hang after ServerArgs, not an exception in it)",
+        "`init_distributed_environment` in `sglang/srt/distributed/parallel_state.py` (world size tp x pp, "
+        "rank node_rank x per-node + i)",
+    ),
+    "SGL509": (
+        "raised while the model is built (a model file's assertion on its head counts), after ServerArgs, with the "
+        "model's config.json; the oracle resolves arguments without loading a model",
+        "`assert self.total_num_heads % tp_size == 0` in `sglang/srt/models/llama.py` (0.5.23 :183) and the files "
+        "listed per release in sgllint/catalog/data/head_split.json",
+    ),
+    "SGL510": (
+        "raised by ModelConfig from the model's config.json when the model is loaded; the oracle resolves arguments "
+        "without a model",
+        "`_derive_context_length` in `sglang/srt/configs/model_config.py` (0.5.23 :1303/:1314; 0.4.0 :72/:79)",
+    ),
+    "SGL511": (
+        "raised while the KV pool is sized after the weights are loaded on the GPU; the oracle has neither",
+        "\"Not enough memory. Please try to increase --mem-fraction-static.\" in "
+        "`sglang/srt/model_executor/pool_configurator.py` (0.5.23 :96; `model_runner.py` :517 in 0.4.0)",
+    ),
+    "SGL512": (
+        "not an SGLang check: the kubelet probes a path the HTTP server does not route (404) and restarts a healthy "
+        "pod or keeps it out of its Service; the manifest is outside the oracle",
+        "the GET routes of `sglang/srt/entrypoints/*.py` per release (sgllint/catalog/data/http_routes.json, "
+        "generated by sgllint/catalog/_gen_http_routes.py; 0.5.23 `http_server.py` :721-722 `/health`, "
+        "`/health_generate`)",
+    ),
+    "SGL513": (
+        "not an SGLang check: a Service forwards to a port the server does not listen on; the server starts and "
+        "serves, requests through the Service are refused; the manifest is outside the oracle",
+        "`port: int = 30000` in `sglang/srt/server_args.py` (every release); Kubernetes Service `targetPort` "
+        "(defaults to `port`, a name resolves among the pod's container ports)",
+    ),
     "SGL211": (
         "no start-up check. Without `--dist-init-addr` each node's model runner initialises torch.distributed on "
         "`tcp://127.0.0.1:<port>` and waits for peers that never arrive (a hang, not an exception); only with attention "
@@ -149,6 +234,11 @@ REWRITES: dict[str, tuple[str, str, object]] = {
 NOT_A_REWRITE: dict[str, str] = {
     "SGL211": "warns about a multi-node launch without `--dist-init-addr` (a hang at start-up, see 'Outside the "
               "oracle'); SGLang overwrites no value, so there is nothing to observe after resolution.",
+    "SGL259": "warns that `SGLANG_ENABLE_DETERMINISTIC_INFERENCE=1` without the flag does nothing: SGLang writes the "
+              "variable from the flag, no server argument changes, so the oracle (which observes arguments) has "
+              "nothing to compare.",
+    "SGL260": "warns about a prefill/decode/draft attention backend that SGLang accepts unchecked under deterministic "
+              "inference; SGLang overwrites no value, so there is nothing to observe after resolution.",
 }
 
 
@@ -256,8 +346,8 @@ _OPTIONS = {}
 
 
 def lint(case: dict):
-    from sgllint.config import Config
-    from sgllint.engine import Options, lint_source
+    from sgllint.engine.config import Config
+    from sgllint.engine.pipeline import Options, lint_source
 
     opts = _OPTIONS.get(case["release"])
     if opts is None:

@@ -51,7 +51,7 @@ MODEL_ARCHS = {"Qwen/Qwen2.5-VL-7B-Instruct": "Qwen2_5_VLForConditionalGeneratio
 
 
 def rulepack_rules():
-    from sgllint.rule import builtin_rules
+    from sgllint.model.rule import builtin_rules
 
     return [r for r in builtin_rules() if int(r.code[3:]) >= FIRST_RULE]
 
@@ -118,9 +118,9 @@ def _case_id(rel: str, gpu: str, model: str, argv: list[str]) -> str:
 
 
 def build() -> dict:
-    from sgllint.config import Config
-    from sgllint.engine import Options, lint_source
-    from sgllint.rule import iter_examples
+    from sgllint.engine.config import Config
+    from sgllint.engine.pipeline import Options, lint_source
+    from sgllint.model.rule import iter_examples
 
     ro = _oracle_tables()
     cases: dict[str, dict] = {}

@@ -1,0 +1,1 @@
+"""The engine: the one-file pipeline, then the runner (serial, parallel, cache) built on it."""

@@ -1,0 +1,1 @@
+"""Dockerfiles and Containerfiles: `RUN`, `CMD`, `ENTRYPOINT`."""

@@ -1,0 +1,1 @@
+"""Markdown code blocks, each linted in its own format."""

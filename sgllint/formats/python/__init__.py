@@ -1,0 +1,1 @@
+"""Python sources: subprocess argv, `Engine(...)`/`ServerArgs(...)` calls, Hydra overrides."""

@@ -1,0 +1,750 @@
+"""Walk a module's statements in order and keep track of what each name
+holds, so a launch call can be evaluated with the values that reach it.
+
+This is a small abstract interpreter, not a type checker: assignments,
+imports, ``list.append/extend/insert``, ``+=``, ``d[k] = v`` and
+``d.update(...)`` are followed; both sides of an ``if``, every ``try``
+handler and zero-or-more loop iterations are joined with `merge`, so what
+all paths agree on stays known and the rest becomes unknown. Function bodies
+run after their enclosing scope, seeing its names as they are at its end
+(a name assigned different values there is unknown).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Callable, Iterator, Optional
+
+import libcst as cst
+
+from sgllint.formats.python.evaluate import Evaluator, _dotted
+from sgllint.formats.python.values import (
+    AbsVal,
+    DictVal,
+    Entry,
+    Imported,
+    ListVal,
+    Scalar,
+    Splat,
+    Str,
+    merge,
+    same,
+    unknown,
+)
+from sgllint.model.facts import Unresolved
+
+#: loops nested deeper than this get no priming pass
+_MAX_PRIMED_LOOP_DEPTH = 4
+#: calls of this file's functions evaluated inside one another at most this deep
+_MAX_CALL_DEPTH = 3
+#: and at most this many such calls per file, and per call written at the
+#: place a value is needed (a call in a call multiplies the work)
+_MAX_CALLS_EVALUATED = 2048
+_MAX_CALLS_PER_EXPRESSION = 64
+#: dicts with more entries than this are not unrolled by `Interpreter._unrolled_items`
+_MAX_UNROLLED = 64
+#: why a name bound by ``def`` has no value of its own
+_LOCAL_FUNCTION = "a function defined in this file"
+#: a callback that sees every call expression with an evaluator for its scope
+OnCall = Callable[[cst.Call, Evaluator], None]
+
+
+class Env:
+    """The names of one scope at one point of execution."""
+
+    def __init__(self, frame: "Frame", outer: Callable[[str], Optional[AbsVal]]):
+        self.frame = frame
+        self.outer = outer
+        self.vars: dict[str, AbsVal] = {}
+        self.star_modules: tuple[str, ...] = ()
+
+    def copy(self) -> "Env":
+        other = Env(self.frame, self.outer)
+        other.vars = dict(self.vars)
+        other.star_modules = self.star_modules
+        return other
+
+    def lookup(self, name: str) -> Optional[AbsVal]:
+        if name in self.vars:
+            return self.vars[name]
+        return self.outer(name)
+
+    def bind(self, name: str, value: AbsVal) -> None:
+        self.vars[name] = value
+        self.frame.history.setdefault(name, []).append(value)
+
+    def all_star_modules(self) -> tuple[str, ...]:
+        return self.star_modules + self.frame.outer_star_modules
+
+
+def merge_envs(a: Env, b: Env, why: str) -> Env:
+    out = a.copy()
+    for name, value in b.vars.items():
+        out.vars[name] = merge(a.vars[name], value, why) if name in a.vars else value
+    out.star_modules = tuple(dict.fromkeys(a.star_modules + b.star_modules))
+    return out
+
+
+@dataclass
+class Frame:
+    """A scope (module, class body or function) and every value each of its
+    names was ever given; ``final`` is its env once it has run."""
+
+    parent: Optional["Frame"]
+    history: dict[str, list] = field(default_factory=dict)
+    final: Optional[Env] = None
+    outer_star_modules: tuple[str, ...] = ()
+
+    def lookup_from_inside(self, name: str) -> Optional[AbsVal]:
+        """What a nested function sees: the value at the end of this scope,
+        unless the name was given different values (then it is unknown)."""
+        if self.final is not None and name in self.final.vars:
+            value = self.final.vars[name]
+            history = self.history.get(name, [])
+            if isinstance(value, Imported) or all(same(h, history[0]) for h in history[1:]):
+                return value
+            return Scalar(Unresolved(name, f"'{name}' is assigned more than once"), None)
+        return self.parent.lookup_from_inside(name) if self.parent is not None else None
+
+
+#: the comprehension nodes: their loop variables shadow the scope's names
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def calls_in(node) -> list[tuple[cst.Call, frozenset]]:
+    """The calls in ``node``, each with the names that comprehensions and
+    lambdas around it bind (those shadow the scope's names). A plain field
+    walk: libcst's visitor rebuilds every node it passes."""
+    out: list[tuple[cst.Call, frozenset]] = []
+    stack = [(node, frozenset())]
+    while stack:
+        current, bound = stack.pop()
+        kind = type(current)
+        if kind is cst.Call:
+            out.append((current, bound))
+        elif kind is cst.Lambda:
+            bound = bound | frozenset(p.name.value for p in _parameters(current.params))
+        elif kind in _COMPREHENSIONS:
+            names = []
+            comp = current.for_in
+            while comp is not None:  # for a in x for b in y ...
+                names.extend(_dotted(t) for t in _flatten_targets(comp.target) if _dotted(t))
+                comp = comp.inner_for_in
+            bound = bound | frozenset(names)
+        names_of = _CHILD_FIELDS.get(kind)
+        if names_of is None:
+            names_of = _CHILD_FIELDS[kind] = tuple(f.name for f in fields(kind))
+        children = []
+        for name in names_of:
+            value = getattr(current, name)
+            if isinstance(value, cst.CSTNode):
+                children.append(value)
+            elif isinstance(value, (list, tuple)):
+                children.extend(v for v in value if isinstance(v, cst.CSTNode))
+        stack.extend((child, bound) for child in reversed(children))
+    return out
+
+
+class Interpreter:
+    """Runs a module's statements abstractly; ``on_call`` sees every call."""
+
+    def __init__(self, ctx, on_call: OnCall):
+        self.ctx = ctx
+        self.on_call = on_call
+        self.recording = True  # off during a loop body's first (priming) pass
+        self._loop_depth = 0
+        self._pending: list[tuple[cst.FunctionDef, Frame, tuple[str, ...]]] = []
+        # the top-level statement being run, and each queued function's: the
+        # context computes positions one top-level statement at a time
+        self._top = None
+        self._top_of: dict[int, object] = {}
+        # functions defined in this file, by name (a name defined twice: None),
+        # for calls whose result is used (`subprocess.run(build_cmd(3))`)
+        self._functions: dict[str, Optional[tuple[cst.FunctionDef, Frame, tuple[str, ...]]]] = {}
+        self._calling: list[str] = []  # functions being evaluated for a result
+        self._call_budget = _MAX_CALLS_EVALUATED
+        self._outer_budget = _MAX_CALLS_PER_EXPRESSION
+        self._returns: Optional[list[AbsVal]] = None
+
+    def _enter_top(self, statement) -> None:
+        self._top = statement
+        enter = getattr(self.ctx, "enter_statement", None)
+        if enter is not None:
+            enter(statement)
+
+    def run(self, module: cst.Module) -> None:
+        frame = Frame(None)
+        env = Env(frame, lambda name: None)
+        for statement in module.body:
+            self._enter_top(statement)
+            env = self._guarded(statement, env)
+        frame.final = env
+        while self._pending:
+            node, enclosing, stars = self._pending.pop(0)
+            self._enter_top(self._top_of.get(id(node)))
+            self._run_function(node, enclosing, stars)
+        self._enter_top(None)
+
+    def _run_function(self, node: cst.FunctionDef, enclosing: Frame, stars: tuple[str, ...]) -> None:
+        frame = Frame(enclosing, outer_star_modules=stars)
+        env = Env(frame, enclosing.lookup_from_inside)
+        for param in _parameters(node.params):
+            env.bind(param.name.value, unknown(param.name.value, f"'{param.name.value}' is a function parameter"))
+        frame.final = self.exec_suite(node.body, env)
+
+    def evaluator(self, env: Env, shadowed: frozenset = frozenset()) -> Evaluator:
+        """An evaluator for ``env``; ``shadowed`` names (a comprehension's
+        loop variables) are unknown."""
+        def call_local(call: cst.Call, ev: Evaluator) -> Optional[AbsVal]:
+            return self._call_result(call, ev, env)
+
+        if not shadowed:
+            return Evaluator(self.ctx, env.lookup, env.all_star_modules(), call_local)
+
+        def lookup(name: str) -> Optional[AbsVal]:
+            if name in shadowed:
+                return unknown(name, f"'{name}' is a loop variable")
+            return env.lookup(name)
+
+        return Evaluator(self.ctx, lookup, env.all_star_modules(), call_local)
+
+    def _call_result(self, call: cst.Call, ev: Evaluator, env: Env) -> Optional[AbsVal]:
+        """What a call of a function defined in this file returns: its body
+        run (calls in it not reported: they are, where it is defined) with
+        the call's arguments bound to its parameters; its ``return`` values
+        joined. None for anything else, or a recursive or too deep call."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        name = call.func.value
+        found = self._functions.get(name)
+        bound = ev.lookup(name)
+        if found is None or not isinstance(bound, Scalar) or getattr(bound.value, "reason", "") != _LOCAL_FUNCTION:
+            return None
+        if name in self._calling or len(self._calling) >= _MAX_CALL_DEPTH:
+            return None
+        if not self._calling:
+            self._outer_budget = _MAX_CALLS_PER_EXPRESSION
+        if self._call_budget <= 0 or self._outer_budget <= 0:
+            return None
+        self._call_budget -= 1
+        self._outer_budget -= 1
+        node, enclosing, stars = found
+        arguments = _bind_call(node.params, call, ev)
+        if arguments is None:
+            return None
+        frame = Frame(enclosing, outer_star_modules=stars)
+        # a call from the scope the function is defined in sees that scope as it is now
+        outer = env.lookup if env.frame is enclosing else enclosing.lookup_from_inside
+        inner = Env(frame, outer)
+        for param, value in arguments:
+            inner.bind(param, value)
+        recording, returns = self.recording, self._returns
+        self.recording, self._returns = False, []
+        self._calling.append(name)
+        try:
+            self.exec_suite(node.body, inner)
+            results = self._returns
+        finally:
+            self._calling.pop()
+            self.recording, self._returns = recording, returns
+        if not results:
+            return None
+        value = results[0]
+        for other in results[1:]:
+            value = merge(value, other, f"the returns of {name}()")
+        return value
+
+    # -- blocks ------------------------------------------------------------------
+
+    def exec_statements(self, statements, env: Env) -> Env:
+        for statement in statements:
+            env = self._guarded(statement, env)
+        return env
+
+    def _guarded(self, statement, env: Env) -> Env:
+        """One statement; a construct too deep to evaluate is skipped."""
+        try:
+            return self.exec_statement(statement, env)
+        except RecursionError:
+            return env
+
+    def exec_suite(self, suite, env: Env) -> Env:
+        if isinstance(suite, cst.IndentedBlock):
+            return self.exec_statements(suite.body, env)
+        return self.exec_statements(suite.body, env)  # SimpleStatementSuite: small statements
+
+    def exec_statement(self, node, env: Env) -> Env:
+        handler = getattr(self, "_exec_" + type(node).__name__, None)
+        if handler is None:
+            self.scan(node, env)
+            return env
+        return handler(node, env)
+
+    def scan(self, node, env: Env) -> None:
+        """Report the calls in ``node`` (an expression or small statement)."""
+        if not self.recording or node is None:
+            return
+        may_launch = getattr(self.ctx, "may_launch", None)
+        for call, shadowed in calls_in(node):
+            if may_launch is None or may_launch(call):
+                self.on_call(call, self.evaluator(env, shadowed))
+
+    # -- simple statements -------------------------------------------------------
+
+    def _exec_SimpleStatementLine(self, node, env: Env) -> Env:
+        return self.exec_statements(node.body, env)
+
+    def _exec_Expr(self, node, env: Env) -> Env:
+        self.scan(node, env)
+        value = node.value
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+            self._mutating_call(value, env)
+        return env
+
+    def _exec_Assign(self, node, env: Env) -> Env:
+        self.scan(node, env)
+        value = self.evaluator(env).eval(node.value)
+        for target in node.targets:
+            self.bind(target.target, value, env)
+        return env
+
+    def _exec_AnnAssign(self, node, env: Env) -> Env:
+        self.scan(node, env)
+        if node.value is not None:
+            self.bind(node.target, self.evaluator(env).eval(node.value), env)
+        return env
+
+    def _exec_AugAssign(self, node, env: Env) -> Env:
+        self.scan(node, env)
+        ev = self.evaluator(env)
+        current = ev.value(node.target)
+        if isinstance(node.operator, cst.AddAssign):
+            value = _extend(ev, node, current)
+        else:
+            value = unknown(self.ctx.code(node.target), "changed by an operator")
+        dotted = _dotted(node.target)
+        if dotted is not None:
+            env.vars[dotted] = value  # extends the binding: not another assignment
+        else:
+            self.bind(node.target, value, env)
+        return env
+
+    def _exec_Return(self, node, env: Env) -> Env:
+        self.scan(node, env)
+        if self._returns is not None and node.value is not None:
+            self._returns.append(self.evaluator(env).eval(node.value))
+        return env
+
+    def _exec_Import(self, node, env: Env) -> Env:
+        for alias in node.names:
+            dotted = _name_of(alias.name)
+            if alias.asname is not None:
+                env.bind(alias.asname.name.value, Imported(dotted))
+            else:
+                head = dotted.split(".")[0]
+                env.bind(head, Imported(head))
+        return env
+
+    def _exec_ImportFrom(self, node, env: Env) -> Env:
+        module = "." * len(node.relative) + (_name_of(node.module) if node.module is not None else "")
+        if isinstance(node.names, cst.ImportStar):
+            env.star_modules = env.star_modules + (module,)
+            return env
+        for alias in node.names:
+            name = _name_of(alias.name)
+            bound = alias.asname.name.value if alias.asname is not None else name
+            env.bind(bound, Imported(f"{module}.{name}"))
+        return env
+
+    def _exec_Del(self, node, env: Env) -> Env:
+        for target in _flatten_targets(node.target):
+            if isinstance(target, cst.Name):
+                env.vars.pop(target.value, None)
+            elif isinstance(target, cst.Subscript):
+                self._write_item(target, None, env, delete=True)
+        return env
+
+    # -- compound statements -----------------------------------------------------
+
+    def _exec_If(self, node, env: Env) -> Env:
+        self.scan(node.test, env)
+        taken = self.exec_suite(node.body, env.copy())
+        if node.orelse is None:
+            skipped = env
+        elif isinstance(node.orelse, cst.If):
+            skipped = self._exec_If(node.orelse, env.copy())
+        else:
+            skipped = self.exec_suite(node.orelse.body, env.copy())
+        return merge_envs(taken, skipped, f"a branch at line {self.ctx.line(node)}")
+
+    def _exec_For(self, node, env: Env) -> Env:
+        self.scan(node.iter, env)
+        unrolled = self._unrolled_items(node, env)
+        after = self._loop(node, env, lambda e: self._bind_unknown(node.target, e, "a loop variable"))
+        return after if unrolled is None else unrolled
+
+    def _unrolled_items(self, node, env: Env) -> Optional[Env]:
+        """``for k, v in d.items(): cmd += [f"--{k}", str(v)]`` over a dict
+        whose every key is known (a dict-to-flags helper): the body run once
+        per entry, in order, with no call reported (the loop's reported pass
+        is `_loop`'s). The env after it; None for any other loop."""
+        it = node.iter
+        target = node.target
+        if not (
+            isinstance(it, cst.Call)
+            and isinstance(it.func, cst.Attribute)
+            and it.func.attr.value == "items"
+            and not it.args
+            and isinstance(target, cst.Tuple)
+            and len(target.elements) == 2
+            and all(isinstance(e.value, cst.Name) for e in target.elements)
+            and node.orelse is None
+            and not _leaves_early(node.body)
+        ):
+            return None
+        mapping = self.evaluator(env).eval(it.func.value)
+        if not isinstance(mapping, DictVal) or mapping.opaque or len(mapping.entries) > _MAX_UNROLLED:
+            return None
+        key_name, value_name = (e.value.value for e in target.elements)
+        recording, self.recording = self.recording, False
+        try:
+            for entry in mapping.entries:
+                env = env.copy()
+                env.bind(key_name, Scalar(entry.key, entry.key_span))
+                env.bind(value_name, entry.value)
+                env = self.exec_suite(node.body, env)
+        finally:
+            self.recording = recording
+        return env
+
+    def _exec_While(self, node, env: Env) -> Env:
+        self.scan(node.test, env)
+        return self._loop(node, env, lambda e: None)
+
+    def _loop(self, node, env: Env, bind_target) -> Env:
+        """A body that runs zero or more times: a priming pass (calls not
+        reported) shows what one iteration changes; the reported pass starts
+        from the join of before-the-loop and after-one-iteration."""
+        why = f"a loop at line {self.ctx.line(node)}"
+        entry = env
+        if self._loop_depth < _MAX_PRIMED_LOOP_DEPTH:  # nested loops would prime 2**depth times
+            recording, self.recording = self.recording, False
+            self._loop_depth += 1
+            try:
+                first = env.copy()
+                bind_target(first)
+                first = self.exec_suite(node.body, first)
+            finally:
+                self.recording = recording
+                self._loop_depth -= 1
+            entry = merge_envs(env, first, why)
+        second = entry.copy()
+        bind_target(second)
+        second = self.exec_suite(node.body, second)
+        after = merge_envs(entry, second, why)
+        if node.orelse is not None:
+            after = self.exec_suite(node.orelse.body, after)
+        return after
+
+    def _exec_Try(self, node, env: Env) -> Env:
+        why = f"a try statement at line {self.ctx.line(node)}"
+        body = self.exec_suite(node.body, env.copy())
+        outcomes = [self.exec_suite(node.orelse.body, body) if node.orelse is not None else body]
+        handler_start = merge_envs(env, body, why)
+        for handler in node.handlers:
+            self.scan(handler.type, env)
+            start = handler_start.copy()
+            if handler.name is not None:
+                self._bind_unknown(handler.name.name, start, "an exception")
+            outcomes.append(self.exec_suite(handler.body, start))
+        result = outcomes[0]
+        for other in outcomes[1:]:
+            result = merge_envs(result, other, why)
+        if node.finalbody is not None:
+            result = self.exec_suite(node.finalbody.body, result)
+        return result
+
+    _exec_TryStar = _exec_Try
+
+    def _exec_With(self, node, env: Env) -> Env:
+        for item in node.items:
+            self.scan(item.item, env)
+            if item.asname is not None:
+                self._bind_unknown(item.asname.name, env, "a context manager's value")
+        return self.exec_suite(node.body, env)
+
+    def _exec_Match(self, node, env: Env) -> Env:
+        self.scan(node.subject, env)
+        why = f"a match statement at line {self.ctx.line(node)}"
+        result = env
+        for case in node.cases:
+            result = merge_envs(result, self.exec_suite(case.body, env.copy()), why)
+        return result
+
+    def _exec_FunctionDef(self, node, env: Env) -> Env:
+        for decorator in node.decorators:
+            self.scan(decorator.decorator, env)
+        env.bind(node.name.value, unknown(node.name.value, _LOCAL_FUNCTION))
+        name = node.name.value
+        self._functions[name] = None if name in self._functions else (node, env.frame, env.all_star_modules())
+        if self.recording:  # a function in a loop body is queued on the reported pass only
+            self._pending.append((node, env.frame, env.all_star_modules()))
+            self._top_of[id(node)] = self._top
+        return env
+
+    def _exec_ClassDef(self, node, env: Env) -> Env:
+        for decorator in node.decorators:
+            self.scan(decorator.decorator, env)
+        for base in node.bases:
+            self.scan(base.value, env)
+        # the class body runs now, seeing the enclosing names as they are;
+        # its methods see the enclosing scope, not the class body
+        frame = Frame(env.frame, outer_star_modules=env.all_star_modules())
+        body = Env(frame, env.lookup)
+        recording_pending = len(self._pending)
+        self.exec_suite(node.body, body)
+        for i in range(recording_pending, len(self._pending)):
+            fn, _, stars = self._pending[i]
+            self._pending[i] = (fn, env.frame, stars)
+        env.bind(node.name.value, unknown(node.name.value, "a class defined in this file"))
+        return env
+
+    # -- bindings and mutations --------------------------------------------------
+
+    def bind(self, target, value: AbsVal, env: Env) -> None:
+        if isinstance(target, (cst.Name, cst.Attribute)):
+            dotted = _dotted(target)
+            if dotted is not None:
+                env.bind(dotted, value)
+            return
+        if isinstance(target, cst.Subscript):
+            self._write_item(target, value, env)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            items = value.items if isinstance(value, ListVal) else None
+            if items is not None and len(items) == len(elements) and not any(isinstance(i, Splat) for i in items) and not any(isinstance(e, cst.StarredElement) for e in elements):
+                for element, item in zip(elements, items):
+                    self.bind(element.value, item, env)
+                return
+            self._bind_unknown(target, env, "unpacked from a value that is not known statically")
+
+    def _bind_unknown(self, target, env: Env, why: str) -> None:
+        for t in _flatten_targets(target):
+            dotted = _dotted(t)
+            if dotted is not None:
+                env.bind(dotted, unknown(dotted, f"'{dotted}' is {why}"))
+
+    def _write_item(self, target: cst.Subscript, value: Optional[AbsVal], env: Env, delete: bool = False) -> None:
+        """``d["k"] = v``, ``args[i] = v`` and ``del d["k"]``."""
+        name = _dotted(target.value)
+        container = env.lookup(name) if name is not None else None
+        if not isinstance(container, (DictVal, ListVal)):
+            return
+        ev = self.evaluator(env)
+        index_node = target.slice[0].slice.value if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) else None
+        key = ev.value(index_node) if index_node is not None else None
+        known_key = key.value if isinstance(key, Scalar) and key.known else None
+        if isinstance(container, DictVal):
+            if not isinstance(known_key, str):
+                updated = container.with_opaque(f"a key of '{name}' is set at run time")
+            elif delete:
+                updated = container.without(known_key)
+            else:
+                updated = container.with_entry(Entry(known_key, key.span, value))
+        else:
+            items = list(container.items)
+            if isinstance(known_key, int) and not any(isinstance(i, Splat) for i in items) and -len(items) <= known_key < len(items):
+                if delete:
+                    del items[known_key]
+                else:
+                    items[known_key] = value
+            else:
+                items = [Splat(f"'{name}' is changed at run time")]
+            updated = ListVal(tuple(items), container.span)
+        env.vars[name] = updated
+
+    def _mutating_call(self, call: cst.Call, env: Env) -> None:
+        """``args.append(x)``, ``args.extend(xs)``, ``d.update(...)``, ..."""
+        name = _dotted(call.func.value)
+        container = env.lookup(name) if name is not None else None
+        if not isinstance(container, (ListVal, DictVal)):
+            return
+        ev = self.evaluator(env)
+        method = call.func.attr.value
+        mutate = _LIST_MUTATIONS.get(method) if isinstance(container, ListVal) else _DICT_MUTATIONS.get(method)
+        if mutate is not None:
+            env.vars[name] = mutate(ev, container, call, name)
+
+
+def _extend(ev: Evaluator, node: cst.AugAssign, current: AbsVal) -> AbsVal:
+    """``x += value``: lists grow; strings keep every piece's offsets."""
+    right = ev.value(node.value)
+    if isinstance(current, ListVal):
+        return ListVal(current.items + tuple(_items_of(ev, right, node.value)), current.span)
+    if isinstance(current, Scalar) and (isinstance(current.value, str) or current.text is not None):
+        left_text = ev.as_str(current, node.target)
+        right_text = ev.as_str(right, node.value, ev.ctx.span(node.value))
+        if left_text is not None and right_text is not None:
+            joined: Str = left_text + right_text
+            return ev.string_scalar(joined, joined.span(ev.ctx.source))
+    numbers = (int, float)
+    if isinstance(current, Scalar) and isinstance(right, Scalar) and isinstance(current.value, numbers) and isinstance(right.value, numbers):
+        return Scalar(current.value + right.value, ev.ctx.span(node))
+    return unknown(ev.ctx.code(node.target), "changed by an operator")
+
+
+def _items_of(ev: Evaluator, value: AbsVal, node) -> list:
+    if isinstance(value, ListVal):
+        return list(value.items)
+    return [Splat(f"{ev.ctx.code(node)} may hold any number of arguments", ev.ctx.span(node))]
+
+
+def _positional_args(call: cst.Call) -> Optional[list]:
+    if any(a.keyword is not None or a.star for a in call.args):
+        return None
+    return [a.value for a in call.args]
+
+
+def _list_append(ev: Evaluator, lst: ListVal, call: cst.Call, name: str) -> ListVal:
+    args = _positional_args(call)
+    if args is None or len(args) != 1:
+        return ListVal(lst.items + (Splat(f"'{name}' is changed at run time"),), lst.span)
+    return ListVal(lst.items + (ev.value(args[0]),), lst.span)
+
+
+def _list_extend(ev: Evaluator, lst: ListVal, call: cst.Call, name: str) -> ListVal:
+    args = _positional_args(call)
+    if args is None or len(args) != 1:
+        return ListVal(lst.items + (Splat(f"'{name}' is changed at run time"),), lst.span)
+    return ListVal(lst.items + tuple(_items_of(ev, ev.value(args[0]), args[0])), lst.span)
+
+
+def _list_insert(ev: Evaluator, lst: ListVal, call: cst.Call, name: str) -> ListVal:
+    args = _positional_args(call)
+    index = ev.value(args[0]) if args and len(args) == 2 else None
+    items = list(lst.items)
+    if isinstance(index, Scalar) and isinstance(index.value, int) and not any(isinstance(i, Splat) for i in items):
+        items.insert(index.value, ev.value(args[1]))
+        return ListVal(tuple(items), lst.span)
+    return ListVal((Splat(f"'{name}' is changed at run time"),), lst.span)
+
+
+def _list_reordered(ev: Evaluator, lst: ListVal, call: cst.Call, name: str) -> ListVal:
+    return ListVal((Splat(f"'{name}' is changed at run time"),), lst.span)
+
+
+def _dict_update(ev: Evaluator, d: DictVal, call: cst.Call, name: str) -> DictVal:
+    update = ev.keywords_dict(call, call.args)
+    for e in update.entries:
+        d = d.with_entry(e)
+    for reason in update.opaque:
+        d = d.with_opaque(reason)
+    return d
+
+
+def _dict_setdefault(ev: Evaluator, d: DictVal, call: cst.Call, name: str) -> DictVal:
+    args = _positional_args(call)
+    key = ev.value(args[0]) if args else None
+    if not (isinstance(key, Scalar) and isinstance(key.value, str)):
+        return d.with_opaque(f"a key of '{name}' is set at run time")
+    if d.get(key.value) is not None:
+        return d
+    value = ev.value(args[1]) if len(args) > 1 else Scalar(None, key.span)
+    return d.with_entry(Entry(key.value, key.span, value))
+
+
+def _dict_pop(ev: Evaluator, d: DictVal, call: cst.Call, name: str) -> DictVal:
+    args = _positional_args(call)
+    key = ev.value(args[0]) if args else None
+    if isinstance(key, Scalar) and isinstance(key.value, str):
+        return d.without(key.value)
+    return d.with_opaque(f"a key of '{name}' is removed at run time")
+
+
+def _dict_clear(ev: Evaluator, d: DictVal, call: cst.Call, name: str) -> DictVal:
+    return DictVal((), d.opaque, d.span)
+
+
+_LIST_MUTATIONS = {
+    "append": _list_append,
+    "extend": _list_extend,
+    "insert": _list_insert,
+    "sort": _list_reordered,
+    "reverse": _list_reordered,
+    "remove": _list_reordered,
+    "pop": _list_reordered,
+    "clear": lambda ev, lst, call, name: ListVal((), lst.span),
+}
+
+_DICT_MUTATIONS = {
+    "update": _dict_update,
+    "setdefault": _dict_setdefault,
+    "pop": _dict_pop,
+    "clear": _dict_clear,
+}
+
+
+def _leaves_early(body) -> bool:
+    """Whether a loop body may end an iteration early (``break``,
+    ``continue``, ``return``, ``raise``, ``yield``)."""
+    stack = [body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.Break, cst.Continue, cst.Return, cst.Raise, cst.Yield)):
+            return True
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend(current.children)
+    return False
+
+
+def _bind_call(params: cst.Parameters, call: cst.Call, ev: Evaluator) -> Optional[list[tuple[str, AbsVal]]]:
+    """Each parameter of ``params`` with the value ``call`` passes it (or
+    its literal default; unknown otherwise). None when the call unpacks
+    ``*args``/``**kwargs`` (which arguments go where is not known)."""
+    if any(a.star for a in call.args):
+        return None
+    positional = [a.value for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    out = []
+    ordered = list(params.posonly_params) + list(params.params)
+    for i, param in enumerate(ordered):
+        name = param.name.value
+        node = positional[i] if i < len(positional) else keywords.get(name, param.default)
+        out.append((name, ev.eval(node) if node is not None else unknown(name, f"'{name}' is a function parameter")))
+    for param in params.kwonly_params:
+        name = param.name.value
+        node = keywords.get(name, param.default)
+        out.append((name, ev.eval(node) if node is not None else unknown(name, f"'{name}' is a function parameter")))
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.append((star.name.value, unknown(star.name.value, f"'{star.name.value}' is a function parameter")))
+    return out
+
+
+def _parameters(params: cst.Parameters) -> Iterator[cst.Param]:
+    yield from params.posonly_params
+    yield from params.params
+    yield from params.kwonly_params
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            yield star
+
+
+def _flatten_targets(target) -> Iterator:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _flatten_targets(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _flatten_targets(target.value)
+    else:
+        yield target
+
+
+def _name_of(node) -> str:
+    """``a.b.c`` of an import."""
+    if isinstance(node, cst.Attribute):
+        return f"{_name_of(node.value)}.{node.attr.value}"
+    return node.value

@@ -1,0 +1,1 @@
+"""Shell scripts, and shell embedded in other formats' strings."""

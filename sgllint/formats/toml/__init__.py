@@ -1,0 +1,1 @@
+"""TOML task runners and launcher tables."""

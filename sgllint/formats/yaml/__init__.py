@@ -1,0 +1,1 @@
+"""YAML: Kubernetes, Compose, SkyPilot, CI and recipe files, and `sglang --config` files."""

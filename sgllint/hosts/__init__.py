@@ -1,0 +1,1 @@
+"""Hosts: the command line, the flake8 plugin and the language server."""

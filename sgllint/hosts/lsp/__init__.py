@@ -1,0 +1,1 @@
+"""`sgllint lsp`: the language server, its framing and its confinement."""

@@ -1,0 +1,1 @@
+"""SGLang's resolution evaluated: effective values, parallel layout, deterministic verdicts."""
