@@ -269,7 +269,6 @@ def _check_paths(args) -> int:
         flag = "--" + (mode or "compare_to").replace("_", "-")
         print(f"sgllint: error: {flag} prints text of its own; it cannot be combined with --output-format {fmt}", file=sys.stderr)
         return EXIT_ERROR
-    from sgllint.catalog import UnknownVersion, resolve_version
     from sgllint.engine.config import ConfigError
     from sgllint.model.diagnostic import Severity
 
@@ -284,6 +283,8 @@ def _check_paths(args) -> int:
     if args.show_settings or args.show_files:
         return _show(args, groups) if groups else EXIT_CLEAN
     if args.compare_to:
+        from sgllint.catalog import UnknownVersion, resolve_version
+
         try:
             resolve_version(args.compare_to)
         except UnknownVersion:
