@@ -519,6 +519,28 @@ def test_joined_argv_passed_to_a_shell():
     ]
 
 
+def test_shlex_joined_argv_keeps_each_element_one_word():
+    code = (
+        "import shlex, subprocess\n"
+        "def launch(model):\n"
+        "    cmd = ['python', '-m', 'sglang.launch_server', '--model-path', model,\n"
+        "           '--chat-template', 'my template.jinja', '--port', '30000']\n"
+        "    subprocess.run(shlex.join(cmd), shell=True)\n"
+    )
+    (site,) = facts_for(code).sites
+    assert site.span.text == "subprocess.run(shlex.join(cmd), shell=True)"
+    shown = [(v if isinstance(v, str) else type(v).__name__, text) for v, text in written(site)]
+    # the parameter and the quoted element with a blank are one word each, never split at the blank
+    assert shown == [
+        ("--model-path", "--model-path"),
+        ("Unresolved", "model"),
+        ("--chat-template", "--chat-template"),
+        ("Unresolved", "'my template.jinja'"),
+        ("--port", "--port"),
+        ("30000", "30000"),
+    ]
+
+
 def test_launch_server_cmd_splits_on_whitespace_only():
     facts = facts_of("notebook_launch.py")
     assert len(facts.sites) == 3

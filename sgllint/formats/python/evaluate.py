@@ -468,9 +468,15 @@ class Evaluator:
         if args is None or len(args) != 1:
             return None
         items = self.value(args[0])
-        if isinstance(items, ListVal) and all(isinstance(i, Scalar) and i.known and _SHELL_SAFE.match(str(i.value)) for i in items.items):
-            return self._join(node, Str.spread(" ", self.ctx.span(node.func)), items)
-        return None
+        if not isinstance(items, ListVal):
+            return None
+        # shlex.join quotes each element, so an element the shell would split or expand
+        # stays one word: an opaque one-word hole, never its unquoted text
+        quoted = tuple(
+            unknown(str(i.value), "an element shlex.join quotes", i.span)
+            if isinstance(i, Scalar) and i.known and not _SHELL_SAFE.match(str(i.value)) else i
+            for i in items.items)
+        return self._join(node, Str.spread(" ", self.ctx.span(node.func)), ListVal(quoted, items.span))
 
     def _method_join(self, node, receiver) -> Optional[Scalar]:
         args = self._positional(node)
