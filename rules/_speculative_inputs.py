@@ -219,7 +219,7 @@ def _dspark_draft(launch, spec, v) -> Optional[Finding]:
     traits = ctx.traits or frozenset()
     if "dspark-draft" in traits or ("dspark-subfolder" in traits and eff.at_least(v, "0.5.23")):
         return None
-    if ctx.architecture.source not in ("local config.json", "Hugging Face cache") and ctx.arch in BUNDLING:
+    if not ctx.architecture.source.read_from_model_files and ctx.arch in BUNDLING:
         return None  # the checkpoint may bundle its DSpark head; its config.json is not at hand
     return Finding(
         Check.DSPARK_DRAFT_MODEL,

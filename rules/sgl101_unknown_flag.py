@@ -39,6 +39,7 @@ import re
 from sgllint.catalog import history
 from sgllint.model.diagnostic import Edit, Fix
 from sgllint.model.rule import ERROR, INFO, Invalid, Rule, Valid
+from sgllint.model.kinds import Origin, Resolution
 from sgllint.resolve.suggest import clearly_closest, closest, split_glued
 from sgllint.resolve.wrapped import own_strings
 
@@ -86,7 +87,7 @@ class UnknownFlag(Rule):
         catalog = launch.context.catalog
         version = catalog.version
         for arg in launch.args:
-            if arg.resolution == "positional" and arg.option is None:
+            if arg.resolution is Resolution.POSITIONAL and arg.option is None:
                 if _ELLIPSIS.match(arg.spelling):
                     continue  # "sglang generate ... --flag": documentation leaving words out
                 yield self.diagnostic(
@@ -97,9 +98,9 @@ class UnknownFlag(Rule):
                     launch=launch,
                 )
                 continue
-            if arg.resolution != "unknown":
+            if arg.resolution is not Resolution.UNRECOGNIZED:
                 continue
-            if arg.origin == "kwarg":
+            if arg.origin is Origin.KEYWORD:
                 yield from self._unknown_kwarg(arg, launch)
                 continue
             spelling = arg.spelling
@@ -190,6 +191,6 @@ def _unambiguous(word, guess, candidates):
 
 def _rename(arg, new):
     """Unsafe: a rename changes which setting the launch configures."""
-    if arg.flag_span.text.strip("\"'") != arg.spelling or arg.origin not in ("cli", "kwarg"):
+    if arg.flag_span.text.strip("\"'") != arg.spelling or arg.origin not in (Origin.CLI, Origin.KEYWORD):
         return None  # not written as one plain word (--flag=value, a glued token)
     return Fix(message=f"replace {arg.spelling} with {new}", edits=(Edit(arg.flag_span, new),), applicability="unsafe")

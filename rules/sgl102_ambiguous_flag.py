@@ -29,6 +29,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --pp-size 2
 
 from sgllint.catalog import history
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.kinds import Resolution
 from sgllint.resolve.suggest import format_choices
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
@@ -53,7 +54,7 @@ class AmbiguousFlag(Rule):
     def check(self, launch):
         version = launch.context.catalog.version
         for arg in launch.args:
-            if arg.resolution != "ambiguous":
+            if arg.resolution is not Resolution.AMBIGUOUS:
                 continue
             # the LLM server's history (the diffusion server's flags have none recorded)
             earlier = history.before(history.option_versions(arg.spelling), version) if launch.context.target == "sglang" else ()

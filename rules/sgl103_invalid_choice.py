@@ -29,6 +29,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --attention
 
 from sgllint.catalog import history
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.kinds import ArgProblem
 from sgllint.resolve.suggest import closest, format_choices
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
@@ -54,7 +55,7 @@ class InvalidChoice(Rule):
     def check(self, launch):
         version = launch.context.catalog.version
         for arg in launch.args:
-            if arg.problem != "invalid-choice" or arg.option is None:
+            if arg.problem is not ArgProblem.INVALID_CHOICE or arg.option is None:
                 continue
             value = arg.problem_detail
             choices = [str(c) for c in arg.option.choices or ()]

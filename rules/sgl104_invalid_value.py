@@ -28,6 +28,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct
 """
 
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.kinds import ArgProblem
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -57,14 +58,14 @@ class InvalidValue(Rule):
             if arg.option is None:
                 continue
             flag = arg.option.name
-            if arg.problem == "invalid-type":
+            if arg.problem is ArgProblem.INVALID_TYPE:
                 yield self.diagnostic(
                     arg.value_span or arg.flag_span,
                     f"{flag}: {arg.problem_detail} (SGLang {version} expects {_type_name(arg.option.type)})",
                     help=_type_help(arg.option.type),
                     launch=launch,
                 )
-            elif arg.problem == "unexpected-value":
+            elif arg.problem is ArgProblem.UNEXPECTED_VALUE:
                 if arg.extra:
                     span = arg.extra[0].span.cover(arg.extra[-1].span)
                 else:  # --switch=value

@@ -25,6 +25,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --port 3000
 """
 
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.kinds import ArgProblem
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -48,7 +49,7 @@ class MissingValue(Rule):
     def check(self, launch):
         version = launch.context.catalog.version
         for arg in launch.args:
-            if arg.problem != "missing-value" or arg.option is None:
+            if arg.problem is not ArgProblem.MISSING_VALUE or arg.option is None:
                 continue
             flag = arg.option.name
             yield self.diagnostic(

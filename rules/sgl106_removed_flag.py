@@ -28,6 +28,7 @@ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 
 
 from sgllint.catalog import history, load
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.kinds import Origin, Resolution
 
 LAUNCH = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8"
 
@@ -51,7 +52,7 @@ class RemovedFlag(Rule):
         catalog = launch.context.catalog
         version = catalog.version
         for arg in launch.args:
-            if arg.resolution != "unknown" or arg.origin == "kwarg":
+            if arg.resolution is not Resolution.UNRECOGNIZED or arg.origin is Origin.KEYWORD:
                 continue  # a removed name that is now an ambiguous prefix is SGL102's
             found = history.before(history.option_versions(arg.spelling), version)
             if not found:

@@ -31,6 +31,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --cuda-grap
 
 from sgllint.model.diagnostic import Edit, Fix, Severity
 from sgllint.model.rule import WARNING, Invalid, Rule, Valid
+from sgllint.model.kinds import Origin, Resolution
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -55,9 +56,9 @@ class DeprecatedFlag(Rule):
         version = launch.context.catalog.version
         for arg in launch.args:
             dep = arg.option.deprecated if arg.option is not None else None
-            if dep is None or arg.origin == "kwarg":
+            if dep is None or arg.origin is Origin.KEYWORD:
                 continue
-            flag = arg.spelling if arg.resolution == "exact" else arg.option.name
+            flag = arg.spelling if arg.resolution is Resolution.EXACT else arg.option.name
             if dep.behaviour in ("error", "exit"):
                 message = f"{flag} is deprecated and SGLang {version} rejects it at start-up"
                 severity = Severity.ERROR
@@ -78,7 +79,7 @@ def _replacement_fix(arg, replacement, catalog):
     """Rename the flag only when the replacement is one flag spelling that
     stores the same value into the same setting (an alias), never when the
     replacement is a different flag, a value or several flags."""
-    if not replacement or arg.origin != "cli":
+    if not replacement or arg.origin is not Origin.CLI:
         return None
     new = catalog.by_string.get(replacement)
     old = arg.option

@@ -25,6 +25,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --port 8000
 
 from sgllint.model.diagnostic import Edit, Fix
 from sgllint.model.rule import WARNING, Invalid, Rule, Valid
+from sgllint.model.kinds import Origin
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -57,14 +58,14 @@ class DuplicateFlag(Rule):
     def check(self, launch):
         seen = {}
         for arg in launch.args:
-            if arg.field is None or arg.origin == "config-file" or arg.field == "config":
+            if arg.field is None or arg.origin is Origin.CONFIG_FILE or arg.field == "config":
                 continue  # config-file values are meant to be overridden; two --config files are SGL113's
             first = seen.get(arg.field)
             if first is None:
                 seen[arg.field] = arg
                 continue
             fix = None
-            if first.origin == "cli" and arg.origin == "cli":
+            if first.origin is Origin.CLI and arg.origin is Origin.CLI:
                 fix = Fix(
                     message=f"remove the earlier {first.spelling}",
                     edits=(Edit(first.span, ""),),

@@ -27,6 +27,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --mem-fract
 
 from sgllint.model.diagnostic import Edit, Fix
 from sgllint.model.rule import INFO, Invalid, Rule, Valid
+from sgllint.model.kinds import Origin, Resolution
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -50,11 +51,11 @@ class AbbreviatedFlag(Rule):
 
     def check(self, launch):
         for arg in launch.args:
-            if arg.resolution != "prefix" or not arg.candidates or arg.field == "config":
+            if arg.resolution is not Resolution.PREFIX or not arg.candidates or arg.field == "config":
                 continue  # an abbreviated --config is not merged at all: SGL114
             full = arg.candidates[0]
             # a --config file's key is the flag without its dashes (tp: 2)
-            written = full[2:] if arg.origin == "config-file" and not arg.flag_span.text.startswith("-") else full
+            written = full[2:] if arg.origin is Origin.CONFIG_FILE and not arg.flag_span.text.startswith("-") else full
             yield self.diagnostic(
                 arg.flag_span,
                 f"'{arg.spelling}' is an abbreviation of '{full}'",

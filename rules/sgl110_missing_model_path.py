@@ -26,6 +26,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp-size 2
 """
 
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.kinds import Resolution
 
 
 class MissingModelPath(Rule):
@@ -49,9 +50,9 @@ class MissingModelPath(Rule):
             return
         if launch.last("config") is not None:
             return  # the config file may set it; merged launches come from the YAML extractor
-        if any(a.resolution in ("unknown", "ambiguous") and "mod" in a.spelling for a in launch.args):
+        if any(a.resolution.names_no_option and "mod" in a.spelling for a in launch.args):
             return  # a misspelt --model-path is reported as that (SGL101/SGL102), once
-        if any(a.resolution == "positional" and a.option is None for a in launch.args):
+        if any(a.resolution is Resolution.POSITIONAL and a.option is None for a in launch.args):
             return  # a stray positional word is probably the model: SGL101 says to use --model-path
         if any(a.field == "help" or a.spelling in ("-h", "--help") for a in launch.args):
             return

@@ -29,6 +29,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp-size 2
 
 from sgllint.catalog import history
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.kinds import Origin, Resolution
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"
 
@@ -48,7 +49,7 @@ class FlagNotYetAvailable(Rule):
     def check(self, launch):
         version = launch.context.catalog.version
         for arg in launch.args:
-            if arg.resolution != "unknown" or arg.origin == "kwarg":
+            if arg.resolution is not Resolution.UNRECOGNIZED or arg.origin is Origin.KEYWORD:
                 continue
             found = history.option_versions(arg.spelling)
             if history.before(found, version) or not history.after(found, version):

@@ -32,6 +32,7 @@ python -m sglang.launch_server --config a.yaml
 
 from sgllint.resolve.sglang_config import unsupported_option_message
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
+from sgllint.model.kinds import ArgProblem
 
 
 class ConfigFileRejected(Rule):
@@ -108,7 +109,7 @@ class ConfigFileRejected(Rule):
                         launch=launch,
                     )
         # a trailing --config with no file is argparse's missing value (SGL105)
-        valueless = {a.flag_span for a in launch.args if a.field == "config" and a.problem == "missing-value"}
+        valueless = {a.flag_span for a in launch.args if a.field == "config" and a.problem is ArgProblem.MISSING_VALUE}
         for hint in launch.site.hints:
             if hint.kind != "config-error" or hint.span is None or hint.span in valueless:
                 continue

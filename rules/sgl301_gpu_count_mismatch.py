@@ -49,6 +49,7 @@ CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 python -m sglang.launch_server --model-path
   0.5.3; 0.5.23 :445-449). The PP term is not scaled by `--gpu-id-step`.
 """
 
+from sgllint.model.kinds import Provenance
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 from sgllint.semantics import effective as eff
 
@@ -208,7 +209,7 @@ class GpuCountMismatch(Rule):
         span = (tp_arg.span if tp_arg is not None else launch.site.entry_span)
         related = []
         if ctx.gpu_count.span is not None:
-            seen = "visible" if ctx.gpu_count.source == "CUDA_VISIBLE_DEVICES" else "granted"
+            seen = "visible" if ctx.gpu_count.source is Provenance.CUDA_VISIBLE_DEVICES else "granted"
             related.append((ctx.gpu_count.span, f"{have} GPUs {seen} here"))
         for grant in ctx.gpu_grants:  # the other places that grant GPUs to this launch
             if grant is not ctx.gpu_count and grant.span is not None and grant.span != ctx.gpu_count.span:

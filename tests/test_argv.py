@@ -16,6 +16,7 @@ import pytest
 
 from sgllint import catalog as catalogs
 from sgllint.model.facts import LaunchSite, Source, Span, Token, Unresolved
+from sgllint.model.kinds import ArgProblem, Resolution
 from sgllint.resolve.argv import classify, resolve_argv
 
 SAMPLE_VERSIONS = [v for v in ("0.4.10", "0.5.4", "0.5.10", "0.5.19", "0.5.23") if v in catalogs.versions()] or [
@@ -89,11 +90,11 @@ def test_every_prefix_resolves_like_argparse(version):
         mine = classify(word, cat)
         real = argparse_verdict(parser, word)
         if real[0] == "ambiguous":
-            ok = mine is not None and mine[0] == "ambiguous"
+            ok = mine is not None and mine[0] is Resolution.AMBIGUOUS
         elif real[0] == "unknown":
-            ok = mine is not None and mine[0] == "unknown"
+            ok = mine is not None and mine[0] is Resolution.UNRECOGNIZED
         else:
-            ok = mine is not None and mine[0] in ("exact", "prefix")
+            ok = mine is not None and mine[0] in (Resolution.EXACT, Resolution.PREFIX)
         if not ok:
             mismatches.append((word, mine, real))
     assert not mismatches, mismatches[:20]
@@ -102,17 +103,17 @@ def test_every_prefix_resolves_like_argparse(version):
 def test_documented_abbreviations_0_5_23():
     """sglang.md §1.6: resolved and ambiguous prefixes in 0.5.23."""
     cat = catalogs.load("0.5.23")
-    assert classify("--tp", cat)[:2] == ("prefix", "--tp-size")
-    assert classify("--mem-fraction", cat)[:2] == ("prefix", "--mem-fraction-static")
-    assert classify("--speculative-algo", cat)[:2] == ("prefix", "--speculative-algorithm")
+    assert classify("--tp", cat)[:2] == (Resolution.PREFIX, "--tp-size")
+    assert classify("--mem-fraction", cat)[:2] == (Resolution.PREFIX, "--mem-fraction-static")
+    assert classify("--speculative-algo", cat)[:2] == (Resolution.PREFIX, "--speculative-algorithm")
     for word in ("--pp", "--quant", "--cuda-graph-max-bs"):
-        assert classify(word, cat)[0] == "ambiguous", word
+        assert classify(word, cat)[0] is Resolution.AMBIGUOUS, word
 
 
 def test_cuda_graph_max_bs_exact_before_0_5_20():
     if "0.5.19" not in catalogs.versions():
         pytest.skip("no 0.5.19 catalog")
-    assert classify("--cuda-graph-max-bs", catalogs.load("0.5.19"))[0] == "exact"
+    assert classify("--cuda-graph-max-bs", catalogs.load("0.5.19"))[0] is Resolution.EXACT
 
 
 def test_values_and_nargs():
@@ -123,7 +124,7 @@ def test_values_and_nargs():
     )
     by = {a.field: a for a in args}
     assert by["model_path"].value == "m"
-    assert by["tp_size"].value == 2 and by["tp_size"].resolution == "prefix"
+    assert by["tp_size"].value == 2 and by["tp_size"].resolution is Resolution.PREFIX
     assert by["tp_size"].value_span.text == "2"
     assert by["cuda_graph_bs_decode"].value == [1, 2, 4]
     assert by["cuda_graph_bs_decode"].value_span.text == "1 2 4"
@@ -161,7 +162,7 @@ def test_store_true_with_word_after_is_unexpected_value():
     cat = catalogs.load("0.5.23")
     args = resolve_argv(_site(["--model-path", "m", "--enable-metrics", "false"]), cat)
     metrics = [a for a in args if a.field == "enable_metrics"][0]
-    assert metrics.problem == "unexpected-value"
+    assert metrics.problem is ArgProblem.UNEXPECTED_VALUE
     assert metrics.extra[0].value == "false"
 
 

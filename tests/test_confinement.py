@@ -22,6 +22,7 @@ import pytest
 
 from sgllint.engine.config import Config, ConfigError, parse_table
 from sgllint.engine.pipeline import Options, lint_file
+from sgllint.model.kinds import Provenance
 from sgllint.resolve import context
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +38,7 @@ def hook(event, args):
         seen.append(os.path.realpath(os.fsdecode(args[0])))
 sys.addaudithook(hook)
 from sgllint.hosts.cli import main
+from sgllint.model.kinds import Provenance
 try:
     code = main(sys.argv[2:])
 finally:
@@ -384,7 +386,7 @@ def test_unknown_model_outside_known_to_the_registry_needs_no_diagnostic(tree):
     (proj / "serve.sh").write_text("python -m sglang.launch_server --model-path /models/DeepSeek-V3 --tp-size 8\n")
     result = lint_file(str(proj / "serve.sh"), Options(use_environment=False))
     assert [d.code for d in result.diagnostics] == []
-    assert result.launches[0].context.architecture.source == "registry"
+    assert result.launches[0].context.architecture.source is Provenance.REGISTRY
 
 
 def test_hugging_face_cache_is_read_only_when_allowed(tree, monkeypatch):

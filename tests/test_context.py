@@ -8,6 +8,7 @@ from sgllint import catalog as catalogs
 from sgllint.engine.config import Config
 from sgllint.engine.pipeline import Options, lint_file, lint_source
 from sgllint.resolve import context
+from sgllint.model.kinds import Provenance
 
 LAUNCH = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 --enable-double-sparsity\n"
 
@@ -21,27 +22,27 @@ def _launch_version(text, path="a.sh", **kw):
 
 def test_default_is_newest_catalog():
     version, codes = _launch_version(LAUNCH)
-    assert version.value == catalogs.latest() and version.source == "default (newest catalog)"
+    assert version.value == catalogs.latest() and version.source is Provenance.NEWEST_CATALOG
     assert codes == ["SGL106"]
 
 
 def test_precedence_cli_over_pragma_over_config():
     text = "# sgllint: sglang=0.5.10\n" + LAUNCH
     version, codes = _launch_version(text)
-    assert (version.value, version.source) == ("0.5.10", "pragma")
+    assert (version.value, version.source) == ("0.5.10", Provenance.PRAGMA)
     assert codes == []  # --enable-double-sparsity exists in 0.5.10
     version, _ = _launch_version(text, sglang_version="0.5.23")
-    assert (version.value, version.source) == ("0.5.23", "command line")
+    assert (version.value, version.source) == ("0.5.23", Provenance.COMMAND_LINE)
     version, _ = _launch_version(LAUNCH, config=Config(sglang_version="0.5.9"))
-    assert (version.value, version.source) == ("0.5.9", "config")
+    assert (version.value, version.source) == ("0.5.9", Provenance.CONFIG)
     version, _ = _launch_version(text, config=Config(sglang_version="0.5.9"))
-    assert version.source == "pragma"
+    assert version.source is Provenance.PRAGMA
 
 
 def test_image_tag_in_the_same_command():
     text = "docker run --gpus all lmsysorg/sglang:v0.5.10.post1-cu126 " + LAUNCH
     version, codes = _launch_version(text)
-    assert (version.value, version.source) == ("0.5.10", "image tag")
+    assert (version.value, version.source) == ("0.5.10", Provenance.IMAGE_TAG)
     assert "lmsysorg/sglang:v0.5.10.post1-cu126" in version.detail
 
 
@@ -55,14 +56,14 @@ def test_project_pin(tmp_path):
     context._project_pin_in.cache_clear()
     result = lint_file(str(script), Options(use_environment=False))
     version = result.launches[0].context.version
-    assert (version.value, version.source) == ("0.5.10", "project pin")
+    assert (version.value, version.source) == ("0.5.10", Provenance.PROJECT_PIN)
     assert "requirements-serve.txt" in version.detail
 
 
 def test_installed_sglang_is_consulted(monkeypatch):
     monkeypatch.setattr(context, "installed_version", lambda: "0.5.9")
     result = lint_source("a.sh", LAUNCH, Options(use_environment=True))
-    assert result.launches[0].context.version.source == "installed sglang"
+    assert result.launches[0].context.version.source is Provenance.INSTALLED
     assert result.launches[0].context.version.value == "0.5.9"
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sgllint.model.kinds import Provenance
+
 FIXTURE = Path(__file__).parent / "fixtures" / "context" / "kimi-b200.yaml"
 
 
@@ -74,5 +76,5 @@ def test_no_network_and_hf_cache(tmp_path, monkeypatch):
     allowed = Options(use_environment=False, config=Config(allow_outside=(tmp_path / "hub",)))
     (launch,) = lint_source("a.sh", text, allowed).launches
     assert launch.context.arch == "DeepseekV2ForCausalLM"
-    assert launch.context.architecture.source == "Hugging Face cache"
+    assert launch.context.architecture.source is Provenance.HF_CACHE
     assert "mla" in launch.context.traits

@@ -17,6 +17,7 @@ import pytest
 
 from sgllint.catalog import diffusion
 from sgllint.engine.pipeline import Options, lint_source
+from sgllint.model.kinds import Resolution
 
 
 def _lint(text, path="serve.sh", **kw):
@@ -59,7 +60,7 @@ def test_diffusion_docs_are_clean_and_judged_by_the_diffusion_parser():
     assert (serve.command, generate.command) == ("serve", "generate")
     assert serve.route.startswith("registry")
     # --transformer-path is claimed by ServerArgs' component-path extractor
-    assert all(a.resolution != "unknown" for a in result.launches[2].args)
+    assert all(a.resolution is not Resolution.UNRECOGNIZED for a in result.launches[2].args)
 
 
 def test_real_findings_against_the_diffusion_parser():

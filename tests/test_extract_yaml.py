@@ -17,6 +17,7 @@ from sgllint.formats.yaml.extractor import CONFIG_ENTRY, extract
 from sgllint.formats.yaml.scalars import decode_scalar, scalar_start
 from sgllint.model.facts import FileFacts, Source, Unresolved
 from sgllint.model.launchers import LAUNCH_SERVER, SERVE
+from sgllint.model.kinds import Origin
 
 FIXTURES = Path(__file__).parent / "fixtures" / "yaml"
 
@@ -366,7 +367,7 @@ def test_only_sglang_sections_are_read():
 def test_sglang_config_file_is_one_site():
     facts = facts_of("sglang_config.yaml")
     (site,) = facts.sites
-    assert site.entry == CONFIG_ENTRY and site.form == "argv" and site.origin == "config-file"
+    assert site.entry == CONFIG_ENTRY and site.form == "argv" and site.origin is Origin.CONFIG_FILE
     assert site.entry_span.text == "model-path"
     assert values(site) == [
         "--model-path", "meta-llama/Llama-3.1-8B-Instruct",
@@ -378,7 +379,7 @@ def test_sglang_config_file_is_one_site():
         "--served-model-name", "llama '8b'",
     ]  # fmt: skip
     assert site.tokens[4].span.text == "mem_fraction_static"
-    assert all(t.origin == "config-file" for t in site.tokens)
+    assert all(t.origin is Origin.CONFIG_FILE for t in site.tokens)
 
 
 def test_a_mapping_with_model_path_but_other_keys_is_not_a_config():

@@ -17,6 +17,7 @@ from sgllint.engine.config import ConfigError, parse_table
 from sgllint.engine.pipeline import Options, lint_file, lint_source
 from sgllint.hosts import cli
 from sgllint.resolve import context
+from sgllint.model.kinds import Provenance
 
 HUGE = "9" * 5000
 LAUNCH = "python -m sglang.launch_server --model-path m --tp-size 2\n"
@@ -88,7 +89,7 @@ def test_huge_project_pin_is_not_a_version(tmp_path, pin):
     result = lint_file(str(script), Options(use_environment=False))
     assert result.skipped is None
     assert [d.code for d in result.diagnostics] == ["SGL101"]  # the file's real finding survives
-    assert result.launches[0].context.version.source == "default (newest catalog)"
+    assert result.launches[0].context.version.source is Provenance.NEWEST_CATALOG
 
 
 def test_huge_lock_file_version(tmp_path):
@@ -98,7 +99,7 @@ def test_huge_lock_file_version(tmp_path):
     script.write_text(LAUNCH)
     context._project_pin_in.cache_clear()
     result = lint_file(str(script), Options(use_environment=False))
-    assert result.skipped is None and result.launches[0].context.version.source == "default (newest catalog)"
+    assert result.skipped is None and result.launches[0].context.version.source is Provenance.NEWEST_CATALOG
 
 
 @pytest.mark.parametrize("requested", [f"0.5.{HUGE}", HUGE, f"v{HUGE}", "0.5." + "1" * 40, "0." * 3000 + "1"])

@@ -21,7 +21,7 @@ from sgllint.model.launchers import LAUNCH_SERVER, ROUTER_LAUNCH_SERVER, SERVE
 from sgllint.catalog import _gen_spellings
 from sgllint.formats import sglang_spellings
 from sgllint.formats.yaml.sglang_config import entries_from_text, raw_config_tokens
-from sgllint.model.config_file import CONFIG_ORIGIN
+from sgllint.model.kinds import Origin
 from sgllint.resolve import sglang_config
 from sgllint.resolve.sglang_config import config_tokens, unsupported_option_message, unsupported_options
 from sgllint.model.facts import LaunchSite, Source, Span, Token, Unresolved
@@ -210,7 +210,7 @@ def test_merge_places_config_first_like_sglang(tmp_path, version):
     expected = sglang_merger(version).merge_config_with_args([str(tmp_path / w) if w == "cfg.yaml" else w for w in cli])
     merged = merge_config(cli_site(cli), catalog(version), tmp_path)
     assert [t.value for t in merged.tokens] == expected
-    assert [t.origin for t in merged.tokens] == [CONFIG_ORIGIN] * 5 + [None] * 4
+    assert [t.origin for t in merged.tokens] == [Origin.CONFIG_FILE] * 5 + [None] * 4
     assert [h.kind for h in merged.hints] == ["config-file"]
     assert not merged.opaque
 
@@ -282,7 +282,7 @@ def test_config_token_spans_point_into_the_yaml(tmp_path):
     assert [t.span.text for t in tokens if t.value in ("1", "2", "4", "8") and t.span.text != "tp-size"][-4:] == ["1", "2", "4", "8"]
     override = by_value['{"rope_scaling": {"type": "yarn", "factor": 4.0}}']
     assert override.span.text.startswith("rope_scaling:") and override.span.text.endswith("factor: 4.0")
-    assert all(t.origin == CONFIG_ORIGIN and t.span.source is source for t in tokens)
+    assert all(t.origin is Origin.CONFIG_FILE and t.span.source is source for t in tokens)
 
 
 def test_dicts_are_python_repr_before_0_5_14(tmp_path):

@@ -14,6 +14,7 @@ import pytest
 
 from sgllint.catalog import wrappers as wrapper_data
 from sgllint.engine.pipeline import Options, lint_file, lint_source
+from sgllint.model.kinds import Provenance
 
 
 def _lint(text, path="launch.sh", **kw):
@@ -51,7 +52,7 @@ def test_dynamo_agg_script_is_clean_and_judged_by_the_pinned_sglang():
     ctx = launch.context
     newest = wrapper_data.versions("ai-dynamo")[-1]
     assert ctx.wrapped.package == "ai-dynamo" and ctx.wrapped.version == newest
-    assert ctx.version.source == "wrapper pin"
+    assert ctx.version.source is Provenance.WRAPPER_PIN
     assert ctx.catalog.version == wrapper_data.load("ai-dynamo", newest).sglang_pin.split(".post")[0]
     # Dynamo's own flags are taken by its parser, never given to SGLang
     own = {o.spelling for o in ctx.wrapped.own}
@@ -92,7 +93,7 @@ def test_dynamo_release_from_requirements_pin(tmp_path):
 def test_explicit_sglang_version_wins_over_the_wrapper_pin():
     result = _lint(AGG_SH, sglang_version="0.5.10")
     (launch,) = result.launches
-    assert launch.context.catalog.version == "0.5.10" and launch.context.version.source == "command line"
+    assert launch.context.catalog.version == "0.5.10" and launch.context.version.source is Provenance.COMMAND_LINE
 
 
 DGD = """\

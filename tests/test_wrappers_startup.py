@@ -12,7 +12,8 @@ import pytest
 
 from sgllint.catalog import _gen_wrappers as gen
 from sgllint.catalog import wrappers as wrapper_data
-from sgllint.catalog.wrappers import UNDECIDED, check_dests, evaluate_check
+from sgllint.catalog.wrappers import check_dests, evaluate_check
+from sgllint.model.unknown import UNKNOWN
 from sgllint.engine.pipeline import Options, lint_source
 
 
@@ -28,30 +29,30 @@ def _sgl120(result):
 
 
 def _values(**kw):
-    return lambda dest: kw.get(dest, UNDECIDED)
+    return lambda dest: kw.get(dest, UNKNOWN)
 
 
 def test_three_valued_logic():
     both = {"and": [{"opt": "a"}, {"opt": "b"}]}
     assert evaluate_check(both, _values(a=True, b=True)) is True
     assert evaluate_check(both, _values(a=True, b=False)) is False
-    assert evaluate_check(both, _values(a=True)) is UNDECIDED
+    assert evaluate_check(both, _values(a=True)) is UNKNOWN
     assert evaluate_check(both, _values(a=False)) is False  # False decides an "and"
     either = {"or": [{"opt": "a"}, {"unknown": "os.path.isfile(x)"}]}
     assert evaluate_check(either, _values(a=True)) is True
-    assert evaluate_check(either, _values(a=False)) is UNDECIDED
-    assert evaluate_check({"not": {"unknown": "x"}}, _values()) is UNDECIDED
+    assert evaluate_check(either, _values(a=False)) is UNKNOWN
+    assert evaluate_check({"not": {"unknown": "x"}}, _values()) is UNKNOWN
     low = {"and": [{"cmp": "is not", "left": {"opt": "n"}, "right": {"const": None}},
                    {"cmp": "<", "left": {"opt": "n"}, "right": {"const": 1}}]}
     assert evaluate_check(low, _values(n=0)) is True
     assert evaluate_check(low, _values(n=None)) is False
     assert evaluate_check(low, _values(n=3)) is False
-    assert evaluate_check(low, _values(n="x")) is UNDECIDED  # str < int: not a guess
+    assert evaluate_check(low, _values(n="x")) is UNKNOWN  # str < int: not a guess
     pair = {"xor": [{"cmp": "is not", "left": {"opt": "a"}, "right": {"const": None}},
                     {"cmp": "is not", "left": {"opt": "b"}, "right": {"const": None}}]}
     assert evaluate_check(pair, _values(a="x.yaml", b=None)) is True
     assert evaluate_check(pair, _values(a="x.yaml", b="prefill")) is False
-    assert evaluate_check(pair, _values(a="x.yaml")) is UNDECIDED
+    assert evaluate_check(pair, _values(a="x.yaml")) is UNKNOWN
     assert check_dests(pair) == ["a", "b"]
 
 

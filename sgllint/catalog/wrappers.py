@@ -24,6 +24,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Optional
 
+from sgllint.model.unknown import UNKNOWN
+
 from . import Catalog, Option, version_key
 from .types import convert
 
@@ -482,24 +484,24 @@ def load(package: str, version: str) -> Wrapper:
 # Start-up checks the launch decides
 # ---------------------------------------------------------------------------
 
-#: a value the launch does not decide (three-valued logic: it never makes a
-#: check definitely true unless the rest of the check does)
-UNDECIDED = type("Undecided", (), {"__repr__": lambda self: "UNDECIDED", "__bool__": None})()
+# A value the launch does not decide is the model's one `UNKNOWN`
+# (three-valued logic: it never makes a check definitely true unless the
+# rest of the check does).
 
 
 def _truth(value: Any) -> Any:
-    if value is UNDECIDED:
-        return UNDECIDED
+    if value is UNKNOWN:
+        return UNKNOWN
     return bool(value)
 
 
 def _compare(op: str, left: Any, right: Any) -> Any:
-    if left is UNDECIDED or right is UNDECIDED:
-        return UNDECIDED
+    if left is UNKNOWN or right is UNKNOWN:
+        return UNKNOWN
     try:
         if op in ("is", "is not"):
             if not (right is None or isinstance(right, bool)):
-                return UNDECIDED
+                return UNKNOWN
             same = left is right if right is None else (isinstance(left, bool) and left == right)
             return same if op == "is" else not same
         if op in ("in", "not in"):
@@ -511,36 +513,36 @@ def _compare(op: str, left: Any, right: Any) -> Any:
             ">": lambda: left > right, ">=": lambda: left >= right,
         }[op]()
     except (TypeError, KeyError):
-        return UNDECIDED
+        return UNKNOWN
 
 
 def evaluate_check(ir: dict, value_of) -> Any:
     """A rejection's generated ``check`` (see `sgllint.catalog._gen_wrappers`)
     with ``value_of(dest)`` the launch's parsed value of an option, or
-    `UNDECIDED`: True only when the launch makes the check definitely true."""
+    `UNKNOWN`: True only when the launch makes the check definitely true."""
     if "opt" in ir:
         return value_of(ir["opt"])
     if "const" in ir:
         value = ir["const"]
         return tuple(value) if isinstance(value, list) else value
     if "unknown" in ir:
-        return UNDECIDED
+        return UNKNOWN
     if "not" in ir:
         inner = _truth(evaluate_check(ir["not"], value_of))
-        return UNDECIDED if inner is UNDECIDED else not inner
+        return UNKNOWN if inner is UNKNOWN else not inner
     if "and" in ir or "or" in ir:
         is_and = "and" in ir
         values = [_truth(evaluate_check(t, value_of)) for t in ir["and" if is_and else "or"]]
         decisive = not is_and  # False decides an "and", True an "or"
-        if any(v is not UNDECIDED and v is decisive for v in values):
+        if any(v is not UNKNOWN and v is decisive for v in values):
             return decisive
-        return UNDECIDED if any(v is UNDECIDED for v in values) else not decisive
+        return UNKNOWN if any(v is UNKNOWN for v in values) else not decisive
     if "xor" in ir:
         a, b = (_truth(evaluate_check(t, value_of)) for t in ir["xor"])
-        return UNDECIDED if UNDECIDED in (a, b) else a != b
+        return UNKNOWN if UNKNOWN in (a, b) else a != b
     if "cmp" in ir:
         return _compare(ir["cmp"], evaluate_check(ir["left"], value_of), evaluate_check(ir["right"], value_of))
-    return UNDECIDED
+    return UNKNOWN
 
 
 def check_dests(ir: Any) -> list[str]:

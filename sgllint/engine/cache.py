@@ -406,7 +406,7 @@ def dependencies(result) -> Optional[list]:
             if token.span.path != path:
                 external.add(token.span.path)
         ctx = launch.context
-        if ctx.architecture is not None and ctx.architecture.source in ("local config.json", "Hugging Face cache"):
+        if ctx.architecture is not None and ctx.architecture.source.read_from_model_files:
             external.add(str(ctx.architecture.detail))
             # its presence is a model trait (modelinfo.dspark_subfolder); absent stats as None
             external.add(str(Path(str(ctx.architecture.detail)).parent / "dspark" / "config.json"))

@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from sgllint.model.facts import ParseProblem, Source, SourceMap, Span, Token, Unresolved
-
-#: ``Token.origin`` of a word that comes from a config file
-CONFIG_ORIGIN = "config-file"
+from sgllint.model.kinds import Origin
 
 #: the opaque reason of a config file without a model path: its launch gives
 #: the rest; linted only when a project launch passes it (`sgllint.resolve.config_refs`)
@@ -48,7 +46,7 @@ def flag_token(e: ConfigEntry) -> Token:
 
 
 def config_token(value, span: Span, value_map: Optional[SourceMap] = None) -> Token:
-    return Token(value, span, value_map, origin=CONFIG_ORIGIN)
+    return Token(value, span, value_map, origin=Origin.CONFIG_FILE)
 
 
 def value_token(e: ConfigEntry) -> Token:

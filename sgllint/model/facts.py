@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Union
 
+from sgllint.model.kinds import ArgProblem, Origin, Resolution
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -187,9 +188,9 @@ class Token:
     value: Value
     span: Span
     value_map: Optional[SourceMap] = None
-    # where the word comes from when not from the launch itself: "config-file"
-    # for words of a ``--config`` YAML file (the span then points into it)
-    origin: Optional[str] = None
+    # where the word comes from when not from the launch itself: a
+    # ``--config`` YAML file (the span then points into it)
+    origin: Optional[Origin] = None
 
     def sub_span(self, start: int, end: int) -> Span:
         if self.value_map is not None:
@@ -259,8 +260,8 @@ class LaunchSite:
     opaque: list[str] = field(default_factory=list)  # why args may be missing
     hints: list[ContextHint] = field(default_factory=list)
     severed: Optional[Severed] = None
-    # the args SGLang adds itself for this entry (popen_launch_server's --host)
-    origin: str = "cli"
+    # where the words of the launch come from (a ``--config`` file's own site: that file)
+    origin: Origin = Origin.CLI
 
 
 @dataclass
@@ -299,10 +300,10 @@ class Arg:
     raw: Value  # as written: token text, list of tokens, Python literal
     flag_span: Span
     value_span: Optional[Span]
-    origin: str  # "cli" | "kwarg" | "config-file" | "env"
-    resolution: str  # "exact" | "prefix" | "ambiguous" | "unknown" | "kwarg"
+    origin: Origin
+    resolution: Resolution
     candidates: tuple[str, ...] = ()  # for ambiguous prefixes
-    problem: Optional[str] = None  # "missing-value" | "unexpected-value" | "invalid-type" | "invalid-choice"
+    problem: Optional[ArgProblem] = None
     problem_detail: str = ""
     extra: list[Token] = field(default_factory=list)  # stray tokens argparse rejects
     value_spans: tuple[Span, ...] = ()

@@ -17,6 +17,7 @@ from typing import Optional
 from sgllint.catalog import Catalog, Option, version_key
 from sgllint.catalog.types import convert
 from sgllint.model.facts import Arg, LaunchSite, Span, Token, Unresolved, is_known
+from sgllint.model.kinds import ArgProblem, Origin, Resolution
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
@@ -27,32 +28,32 @@ def _field_of(option: Option) -> Optional[str]:
 def classify(text: str, catalog: Catalog):
     """argparse's ``_parse_optional``: returns ``None`` for a positional
     word, else ``(kind, option_string, explicit_value, candidates)`` with kind
-    one of ``exact``, ``prefix``, ``ambiguous``, ``unknown``."""
+    a `Resolution`: exact, prefix, ambiguous or unrecognized."""
     if not text or text[0] != "-":
         return None
     if text in catalog.by_string:
-        return ("exact", text, None, ())
+        return (Resolution.EXACT, text, None, ())
     if len(text) == 1:
         return None
     if "=" in text:
         opt, explicit = text.split("=", 1)
         if opt in catalog.by_string:
-            return ("exact", opt, explicit, ())
+            return (Resolution.EXACT, opt, explicit, ())
     matches = _option_tuples(text, catalog)
     if len(matches) > 1:
         prefix = text.split("=", 1)[0] if text.startswith("--") else text
-        return ("ambiguous", prefix, None, tuple(m[0] for m in matches))
+        return (Resolution.AMBIGUOUS, prefix, None, tuple(m[0] for m in matches))
     if len(matches) == 1:
         opt, explicit = matches[0]
-        return ("prefix", opt, explicit, ())
+        return (Resolution.PREFIX, opt, explicit, ())
     if _NEGATIVE_NUMBER.match(text):
         return None  # SGLang declares no option that looks like a negative number
     if " " in text:
         return None
     if "=" in text and text.startswith("--"):
         opt, explicit = text.split("=", 1)
-        return ("unknown", opt, explicit, ())
-    return ("unknown", text, None, ())
+        return (Resolution.UNRECOGNIZED, opt, explicit, ())
+    return (Resolution.UNRECOGNIZED, text, None, ())
 
 
 def _option_tuples(text: str, catalog: Catalog) -> list[tuple[str, Optional[str]]]:
@@ -92,7 +93,7 @@ def _is_option_like(tok: Token, catalog: Catalog) -> bool:
     return classify(value, catalog) is not None
 
 
-def _convert(option: Option, raw) -> tuple[object, Optional[str], str]:
+def _convert(option: Option, raw) -> tuple[object, Optional[ArgProblem], str]:
     """Convert one value; returns (value, problem, detail)."""
     if isinstance(raw, Unresolved):
         return raw, None, ""
@@ -101,10 +102,10 @@ def _convert(option: Option, raw) -> tuple[object, Optional[str], str]:
     try:
         value = convert(option.type, raw)
     except ValueError as e:
-        return raw, "invalid-type", str(e)
+        return raw, ArgProblem.INVALID_TYPE, str(e)
     if option.choices is not None and not option.choices_open:
         if value not in option.choices and raw not in [str(c) for c in option.choices]:
-            return value, "invalid-choice", raw
+            return value, ArgProblem.INVALID_CHOICE, raw
     return value, None, ""
 
 
@@ -163,7 +164,7 @@ def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
                 flag_span=positional_model.span,
                 value_span=positional_model.span,
                 origin=positional_model.origin or site.origin,
-                resolution="positional",
+                resolution=Resolution.POSITIONAL,
             )
         )
 
@@ -198,7 +199,7 @@ def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
         # the flag as written: "--mem-fraction" in "--mem-fraction=0.8"
         flag_len = len(value.split("=", 1)[0]) if explicit is not None else len(value)
         flag_span = tok.sub_span(0, flag_len) if explicit is not None else tok.span
-        if kind in ("ambiguous", "unknown"):
+        if kind.names_no_option:
             arg = Arg(
                 spelling=opt_string,
                 field=None,
@@ -220,8 +221,7 @@ def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
             continue
 
         option = catalog.by_string[opt_string]
-        resolution = kind
-        spelling = opt_string if kind == "exact" else value.split("=", 1)[0]
+        spelling = opt_string if kind is Resolution.EXACT else value.split("=", 1)[0]
         arg = Arg(
             spelling=spelling,
             field=_field_of(option),
@@ -231,14 +231,14 @@ def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
             flag_span=flag_span,
             value_span=None,
             origin=tok.origin or site.origin,
-            resolution=resolution,
-            candidates=(opt_string,) if kind == "prefix" else (),
+            resolution=kind,
+            candidates=(opt_string,) if kind is Resolution.PREFIX else (),
         )
         args.append(arg)
 
         if not option.takes_value:
             if explicit is not None:
-                arg.problem = "unexpected-value"
+                arg.problem = ArgProblem.UNEXPECTED_VALUE
                 arg.problem_detail = explicit
                 arg.value_span = tok.sub_span(flag_len + 1, len(value))
                 arg.value = explicit
@@ -269,11 +269,11 @@ def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
             if nargs in ("?", "*"):
                 arg.value = option.default if nargs == "*" else None
                 continue
-            arg.problem = "missing-value"
+            arg.problem = ArgProblem.MISSING_VALUE
             arg.problem_detail = "expected one argument" if nargs in (None,) else "expected at least one argument"
             continue
         if isinstance(nargs, int) and len(taken) < nargs:
-            arg.problem = "missing-value"
+            arg.problem = ArgProblem.MISSING_VALUE
             arg.problem_detail = f"expected {nargs} arguments"
         _set_values(arg, option, [(t.value, t.span) for t in taken], single=nargs in (None, "?"))
     return args
@@ -307,20 +307,20 @@ def _set_values(arg: Arg, option: Option, values: list[tuple[object, Span]], sin
         arg.value_span = spans[0].cover(spans[-1])
 
 
-def _flag_with_unresolved_value(tok: Token, catalog: Catalog, origin: str) -> Arg:
+def _flag_with_unresolved_value(tok: Token, catalog: Catalog, origin: Origin) -> Arg:
     assert isinstance(tok.value, Unresolved)
     prefix = tok.value.known_prefix
     flag_text = prefix.split("=", 1)[0]
     parsed = classify(flag_text, catalog)
     flag_span = tok.sub_span(0, len(flag_text))
     value_span = Span(tok.span.source, min(flag_span.end + 1, tok.span.end), tok.span.end)
-    if parsed is None or parsed[0] in ("ambiguous", "unknown"):
-        kind = parsed[0] if parsed else "unknown"
+    if parsed is None or parsed[0].names_no_option:
+        kind = parsed[0] if parsed else Resolution.UNRECOGNIZED
         return Arg(flag_text, None, None, tok.value, tok.value, flag_span, value_span, origin, kind,
                    candidates=parsed[3] if parsed else ())
     option = catalog.by_string[parsed[1]]
     return Arg(flag_text, _field_of(option), option, tok.value, tok.value, flag_span, value_span, origin, parsed[0],
-               candidates=(parsed[1],) if parsed[0] == "prefix" else ())
+               candidates=(parsed[1],) if parsed[0] is Resolution.PREFIX else ())
 
 
 def _stray(args: list[Arg], tok: Token) -> None:
@@ -329,12 +329,12 @@ def _stray(args: list[Arg], tok: Token) -> None:
     a second value to a one-value flag) or as a positional of its own."""
     if args:
         prev = args[-1]
-        if prev.resolution in ("unknown", "ambiguous"):
+        if prev.resolution.names_no_option:
             prev.extra.append(tok)
             return
         prev.extra.append(tok)
         if prev.problem is None and prev.option is not None:
-            prev.problem = "unexpected-value"
+            prev.problem = ArgProblem.UNEXPECTED_VALUE
             prev.problem_detail = str(tok.value)
         return
     args.append(
@@ -346,9 +346,9 @@ def _stray(args: list[Arg], tok: Token) -> None:
             raw=tok.value,
             flag_span=tok.span,
             value_span=None,
-            origin=tok.origin or "cli",
-            resolution="positional",
-            problem="unexpected-value",
+            origin=tok.origin or Origin.CLI,
+            resolution=Resolution.POSITIONAL,
+            problem=ArgProblem.UNEXPECTED_VALUE,
             problem_detail=str(tok.value),
         )
     )
@@ -374,13 +374,13 @@ def resolve_kwargs(site: LaunchSite, catalog: Catalog) -> list[Arg]:
             raw=kw.value,
             flag_span=kw.name_span,
             value_span=kw.value_span,
-            origin="kwarg",
-            resolution="kwarg" if info else "unknown",
+            origin=Origin.KEYWORD,
+            resolution=Resolution.KEYWORD if info else Resolution.UNRECOGNIZED,
         )
         if info and option is not None and is_known(kw.value) and kw.value is not None:
             if option.choices is not None and not option.choices_open and not isinstance(kw.value, (list, dict)):
                 if kw.value not in option.choices:
-                    arg.problem = "invalid-choice"
+                    arg.problem = ArgProblem.INVALID_CHOICE
                     arg.problem_detail = str(kw.value)
         args.append(arg)
     return args

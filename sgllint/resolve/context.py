@@ -21,6 +21,7 @@ from typing import Optional
 
 from sgllint import catalog as catalogs
 from sgllint.model.facts import ContextHint, FileFacts, LaunchSite, Span
+from sgllint.model.kinds import Provenance
 from sgllint.model.numbers import small_int
 from sgllint.resolve.project import OUTSIDE_PROJECT, Scope, on_forget, scope_for
 from sgllint.resolve.safe_read import NotRead, NotReadReason, read_regular_file
@@ -42,7 +43,7 @@ class Fact:
     """A value with the place it came from, for ``--show-context``."""
 
     value: object
-    source: str  # "command line", "pragma", "config", "image tag", ...
+    source: Provenance
     span: Optional[Span] = None
     detail: str = ""
 
@@ -317,7 +318,7 @@ _REGISTRY_CALL_RE = re.compile(r"\.from_(?:registry|dockerhub|aws_ecr|gcp_artifa
 _PIP_CALL_RE = re.compile(r"\.(?:uv_)?pip_install\(([^()]{0,2000})\)")
 
 
-def _python_image_pins(facts: FileFacts) -> list[tuple[str, str, Optional[Span], str]]:
+def _python_image_pins(facts: FileFacts) -> list[tuple[str, Provenance, Optional[Span], str]]:
     """The SGLang release a Python file's container image runs: an SGLang
     image it is built from, else an ``sglang==X`` it installs."""
     text = facts.source.text
@@ -325,12 +326,12 @@ def _python_image_pins(facts: FileFacts) -> list[tuple[str, str, Optional[Span],
     for m in _REGISTRY_CALL_RE.finditer(text):
         version = image_version(m.group(2))
         if version:
-            found.append((version, "image tag", Span(facts.source, m.start(2), m.end(2)), m.group(2)))
+            found.append((version, Provenance.IMAGE_TAG, Span(facts.source, m.start(2), m.end(2)), m.group(2)))
     for m in _PIP_CALL_RE.finditer(text):
         pin = _PIN_RE.search(m.group(1))
         if pin:
             at = m.start(1) + pin.start()
-            found.append((pin.group(1), "image pip pin", Span(facts.source, at, m.start(1) + pin.end()), pin.group(0)))
+            found.append((pin.group(1), Provenance.IMAGE_PIP_PIN, Span(facts.source, at, m.start(1) + pin.end()), pin.group(0)))
     return found
 
 
@@ -395,19 +396,19 @@ def resolve_version(
 ) -> tuple[Fact, str]:
     """The release ``site`` targets, as (fact, requested string); pins are
     looked for inside ``scope`` (default: the file's project)."""
-    candidates: list[tuple[str, str, Optional[Span], str]] = []
+    candidates: list[tuple[str, Provenance, Optional[Span], str]] = []
     if cli_version:
-        candidates.append((cli_version, "command line", None, "--sglang-version"))
+        candidates.append((cli_version, Provenance.COMMAND_LINE, None, "--sglang-version"))
     if "sglang" in file_pragmas:
         value, span = file_pragmas["sglang"]
-        candidates.append((value, "pragma", span, "# sgllint: sglang="))
+        candidates.append((value, Provenance.PRAGMA, span, "# sgllint: sglang="))
     if config_version:
-        candidates.append((config_version, "config", None, "sglang-version"))
+        candidates.append((config_version, Provenance.CONFIG, None, "sglang-version"))
     for hint in site.hints:
         if hint.kind == "sglang-image" and isinstance(hint.value, str):
             v = image_version(hint.value)
             if v:
-                candidates.append((v, "image tag", hint.span, hint.value))
+                candidates.append((v, Provenance.IMAGE_TAG, hint.span, hint.value))
     if facts.format == "python":
         candidates += _python_image_pins(facts)
     for hint in site.hints:
@@ -415,7 +416,7 @@ def resolve_version(
             rendered = _render_values(hint.value, Path(facts.source.path), scope or scope_for(facts.source.path))
             v = image_version(rendered[0]) if rendered else None
             if v:
-                candidates.append((v, "chart values", hint.span, f"{rendered[0]} from {rendered[1]}"))
+                candidates.append((v, Provenance.CHART_VALUES, hint.span, f"{rendered[0]} from {rendered[1]}"))
     for requested, source, span, detail in candidates:
         usable = _usable(requested)
         if usable:
@@ -424,13 +425,13 @@ def resolve_version(
     if pin:
         usable = _usable(pin[0])
         if usable:
-            return Fact(usable, "project pin", None, f"sglang=={pin[0]} in {pin[1].name}"), pin[0]
+            return Fact(usable, Provenance.PROJECT_PIN, None, f"sglang=={pin[0]} in {pin[1].name}"), pin[0]
     if use_environment:
         inst = installed_version()
         if inst and _usable(inst):
-            return Fact(_usable(inst), "installed sglang", None, inst), inst
+            return Fact(_usable(inst), Provenance.INSTALLED, None, inst), inst
     newest = catalogs.latest()
-    return Fact(newest, "default (newest catalog)"), newest
+    return Fact(newest, Provenance.NEWEST_CATALOG), newest
 
 
 # ---------------------------------------------------------------------------
@@ -477,19 +478,19 @@ def resolve_model(
     scope = ctx.scope = scope or ctx.scope or scope_for(facts.source.path)
     model_arg = _arg_value(args, "model_path")
     if model_arg is not None and isinstance(model_arg.value, str):
-        ctx.model = Fact(model_arg.value, "--model-path", model_arg.value_span)
+        ctx.model = Fact(model_arg.value, Provenance.MODEL_PATH_FLAG, model_arg.value_span)
         if modelinfo.is_special(model_arg.value):
             ctx.skip_model_checks = True
             return
     model = ctx.model.value if ctx.model else None
     if "arch" in file_pragmas:
         value, span = file_pragmas["arch"]
-        ctx.architecture = Fact(value, "pragma", span)
+        ctx.architecture = Fact(value, Provenance.PRAGMA, span)
         return
     if model and model_globs:
         hit = modelinfo.configured_architecture(model, model_globs)
         if hit:
-            ctx.architecture = Fact(hit[0], "config", None, f"[tool.sgllint.models] {hit[1]!r}")
+            ctx.architecture = Fact(hit[0], Provenance.CONFIG, None, f"[tool.sgllint.models] {hit[1]!r}")
             return
     override = _arg_value(args, "json_model_override_args")
     if override is not None and is_known(override.value):
@@ -502,14 +503,14 @@ def resolve_model(
         if isinstance(data, dict):
             arch = modelinfo.architecture_of(data)
             if arch:
-                ctx.architecture = Fact(arch, "--json-model-override-args", override.value_span)
+                ctx.architecture = Fact(arch, Provenance.OVERRIDE_FLAG, override.value_span)
                 return
     if not model:
         return
     base = Path(facts.source.path).parent
     local = modelinfo.local_config(model, base, scope)
     cache = None if local else modelinfo.hf_cache_config(model, scope)
-    for path, source in ((local, "local config.json"), (cache, "Hugging Face cache")):
+    for path, source in ((local, Provenance.LOCAL_CONFIG_JSON), (cache, Provenance.HF_CACHE)):
         if path is None:
             continue
         config = modelinfo.read_config_json(path)
@@ -523,7 +524,7 @@ def resolve_model(
     hit = modelinfo.registry_lookup(model)
     if hit:
         entry, name = hit
-        ctx.architecture = Fact(entry.architecture, "registry", None, model)
+        ctx.architecture = Fact(entry.architecture, Provenance.REGISTRY, None, model)
         ctx.traits = entry.traits
     elif model_arg is not None and modelinfo.model_dir_outside(model, base, scope):
         # only now does the unread config.json leave something unknown; an
@@ -544,20 +545,20 @@ def resolve_gpu(ctx: LaunchContext, site: LaunchSite, facts: FileFacts, cli_gpu:
                 config_gpu: Optional[str], file_pragmas: dict) -> None:
     from sgllint.resolve import hardware
 
-    named: list[tuple[str, str, Optional[Span]]] = []
+    named: list[tuple[str, Provenance, Optional[Span]]] = []
     if cli_gpu:
-        named.append((cli_gpu, "command line", None))
+        named.append((cli_gpu, Provenance.COMMAND_LINE, None))
     if "gpu" in file_pragmas:
         value, span = file_pragmas["gpu"]
-        named.append((value, "pragma", span))
+        named.append((value, Provenance.PRAGMA, span))
     if config_gpu:
-        named.append((config_gpu, "config", None))
+        named.append((config_gpu, Provenance.CONFIG, None))
     for hint in site.hints:
         if hint.kind == "gpu-product" and isinstance(hint.value, str):
-            named.append((hint.value, "manifest", hint.span))
+            named.append((hint.value, Provenance.MANIFEST, hint.span))
     for offset, text, m in _sbatch_comments(facts):
         if m.group(1):
-            named.append((m.group(1), "#SBATCH", Span(facts.source, offset, offset + len(text))))
+            named.append((m.group(1), Provenance.SBATCH, Span(facts.source, offset, offset + len(text))))
     for label, source, span in named:
         if re.fullmatch(r"(?:sm_?)?(\d{2,3})", label.strip().lower()):
             gpu = hardware.from_sm(int(re.sub(r"\D", "", label)))
@@ -572,7 +573,7 @@ def resolve_gpu(ctx: LaunchContext, site: LaunchSite, facts: FileFacts, cli_gpu:
     if ctx.gpu is None:
         for hint in site.hints:
             if hint.kind == "sglang-image" and isinstance(hint.value, str) and "rocm" in hint.value.lower():
-                ctx.gpu = Fact(hardware.Gpu("AMD GPU", "amd", None), "ROCm image", hint.span, hint.value)
+                ctx.gpu = Fact(hardware.Gpu("AMD GPU", "amd", None), Provenance.ROCM_IMAGE, hint.span, hint.value)
                 break
 
 
@@ -601,19 +602,19 @@ def resolve_gpu_count(ctx: LaunchContext, site: LaunchSite, facts: FileFacts) ->
         grants.append(ctx.gpu_count)
     for hint in site.hints:
         if hint.kind == "gpu-count" and isinstance(hint.value, int):
-            grants.append(Fact(hint.value, "GPU limit", hint.span))
+            grants.append(Fact(hint.value, Provenance.GPU_LIMIT, hint.span))
     for offset, text, m in _sbatch_comments(facts):
         count = small_int(m.group(2))
         if count is not None:
             span = Span(facts.source, offset, offset + len(text))
             if not any(g.span == span for g in grants):  # its label gave the count already
-                grants.append(Fact(count, "#SBATCH", span))
+                grants.append(Fact(count, Provenance.SBATCH, span))
             break
     granted = min(grants, key=lambda f: f.value) if grants else None
     visible = None
     for env in site.env:
         if env.name == "CUDA_VISIBLE_DEVICES" and isinstance(env.value, str):
-            visible = Fact(len([d for d in env.value.split(",") if d.strip()]), "CUDA_VISIBLE_DEVICES",
+            visible = Fact(len([d for d in env.value.split(",") if d.strip()]), Provenance.CUDA_VISIBLE_DEVICES,
                            env.value_span or env.span, env.value)
             ids = _visible_ids(env.value)
             if granted is not None and ids is not None:
@@ -621,7 +622,7 @@ def resolve_gpu_count(ctx: LaunchContext, site: LaunchSite, facts: FileFacts) ->
                 while seen < len(ids) and ids[seen] < granted.value:
                     seen += 1
                 if seen < len(ids):
-                    visible = Fact(seen, "CUDA_VISIBLE_DEVICES", visible.span,
+                    visible = Fact(seen, Provenance.CUDA_VISIBLE_DEVICES, visible.span,
                                    f"{env.value}: the {granted.value} GPUs granted by the {granted.source} are ids "
                                    f"0..{granted.value - 1} and CUDA stops at id {ids[seen]}")
             elif granted is not None and ids is None:

@@ -29,10 +29,7 @@ from sgllint.resolve.project import read_regular
 from sgllint.resolve.argv import resolve
 from sgllint.model.launchers import GENERATE, SERVE
 from sgllint.model.facts import FileFacts, LaunchSite, Unresolved
-
-#: what SGL101 and the other flag rules see for a word the component
-#: extractors claim (``--component-paths.vae``): known to the server
-COMPONENT = "component"
+from sgllint.model.kinds import Resolution
 
 
 @dataclass(frozen=True)
@@ -68,10 +65,10 @@ def resolve_diffusion(ctx: LaunchContext, site: LaunchSite, facts: FileFacts) ->
             command, reason = "serve", decision.reason
             # the LLM server's path (with its --config merge) unless only the
             # diffusion parser knows the flags
-            if not any(a.resolution in ("unknown", "ambiguous") for a in resolve(site, ctx.catalog)):
+            if not any(a.resolution.names_no_option for a in resolve(site, ctx.catalog)):
                 return None
             args = _resolve(rel, command, site, words)
-            if any(a.resolution in ("unknown", "ambiguous") for a in args):
+            if any(a.resolution.names_no_option for a in args):
                 return None  # neither parser knows every flag: judged as the LLM server
             _target(ctx, rel, command, reason + "; only the diffusion server knows its flags", words)
             return args
@@ -107,7 +104,7 @@ def _resolve(rel, command: str, site: LaunchSite, words: list[str]) -> list:
     if not isinstance(left, dict):
         return args
     for arg in args:
-        if arg.resolution != "unknown":
+        if arg.resolution is not Resolution.UNRECOGNIZED:
             continue
         # a word whose text is unknown (a variable, a <placeholder>) is a value
         group = [arg.raw if isinstance(arg.raw, str) else str(arg.raw)] + [
@@ -117,7 +114,8 @@ def _resolve(rel, command: str, site: LaunchSite, words: list[str]) -> list:
         for extractor in left["extractors"]:
             rest = diffusion.extract(extractor, rest)
         if not left.get("reject_rest") or group[0] not in rest:
-            arg.resolution = COMPONENT
+            # known to the server: SGL101 and the other flag rules leave it be
+            arg.resolution = Resolution.COMPONENT
             arg.extra = []
     return args
 

@@ -22,6 +22,7 @@ from sgllint.resolve.argv import resolve
 from sgllint.model.launchers import ROUTER_LAUNCH_SERVER, WRAPPED_ENTRIES
 from sgllint.model.config_file import ConfigParser
 from sgllint.model.facts import FileFacts, LaunchSite
+from sgllint.model.kinds import Provenance
 from sgllint.resolve import wrapped as w
 
 #: a YAML file that is an SGLang ``--config`` file, linted on its own
@@ -29,7 +30,7 @@ from sgllint.resolve import wrapped as w
 CONFIG_ENTRY = "sglang --config file"
 
 #: release sources a wrapper's own SGLang pin does not override
-_EXPLICIT = ("command line", "pragma", "config")
+_EXPLICIT = (Provenance.COMMAND_LINE, Provenance.PRAGMA, Provenance.CONFIG)
 
 
 def resolve_parsers(
@@ -90,7 +91,7 @@ def _sglang_release(ctx: LaunchContext, wrapper) -> None:
     pinned: Optional[str] = w.pinned_sglang(wrapper)
     if pinned is None:
         return
-    ctx.version = Fact(pinned, "wrapper pin", None, f"{wrapper.package} {wrapper.version} requires {wrapper.requires_sglang}")
+    ctx.version = Fact(pinned, Provenance.WRAPPER_PIN, None, f"{wrapper.package} {wrapper.version} requires {wrapper.requires_sglang}")
     ctx.requested = wrapper.sglang_pin or pinned
     ctx.catalog = catalogs.load(pinned)
 

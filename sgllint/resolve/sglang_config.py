@@ -19,7 +19,7 @@ words, so a flag given on the command line wins. Sources:
 * 0.5.23: a key may be any long spelling of an option for those checks, and
   any single-value action (``nargs is None``) is supported.
 
-Config words are `Token`s with ``origin="config-file"`` whose spans point into
+Config words are `Token`s with ``origin=Origin.CONFIG_FILE`` whose spans point into
 the YAML file. The unsupported-option facts are `ContextHint`s
 ``("config-unsupported-option", key, key span)`` on the merged site
 (`unsupported_options` lists them; `unsupported_option_message` gives
@@ -36,6 +36,7 @@ from typing import Any, Optional
 from sgllint.model.config_file import ConfigEntry, ConfigParser, config_token, dict_token, flag_token, item_tokens, value_token
 from sgllint.model.launchers import SERVE, SERVER_MODULES
 from sgllint.model.facts import ContextHint, LaunchSite, ParseProblem, Source, Span, Token
+from sgllint.model.kinds import Resolution
 from sgllint.resolve.project import OUTSIDE_PROJECT, Scope, scope_for
 from sgllint.resolve.safe_read import NotRead, NotReadReason, format_size, read_regular_file
 
@@ -322,7 +323,7 @@ def _ignored_spellings(site: LaunchSite, catalog) -> list[ContextHint]:
         if not isinstance(value, str) or value == "--config" or not value.startswith("--"):
             continue
         parsed = classify(value, catalog)
-        if parsed is None or parsed[1] != "--config" or parsed[0] not in ("exact", "prefix"):
+        if parsed is None or parsed[1] != "--config" or parsed[0] not in (Resolution.EXACT, Resolution.PREFIX):
             continue
         explicit = parsed[2]
         if explicit is not None and value.startswith("--config="):

@@ -31,6 +31,8 @@ from sgllint.catalog import Catalog, Option, version_key
 from sgllint.catalog import wrappers as wrapper_data
 from sgllint.catalog.wrappers import Parser, Reason, Wrapper, _check_value, _is_optional_word, _lookup, _Spec, _table, _values
 from sgllint.model.facts import Span, Token, Unresolved
+from sgllint.model.kinds import ArgProblem
+from sgllint.model.unknown import UNKNOWN
 
 #: a word whose text is not known (a variable): never an option
 _OPAQUE = "\0"
@@ -60,8 +62,8 @@ class OwnArg:
     spelling: str
     span: Span
     parser: str  # file:line of the parser that took it
-    #: the value argparse stores for it (`UNDECIDED` when the words do not tell)
-    value: object = wrapper_data.UNDECIDED
+    #: the value argparse stores for it (`UNKNOWN` when the words do not tell)
+    value: object = UNKNOWN
     flag_span: Optional[Span] = None
     value_span: Optional[Span] = None
 
@@ -409,9 +411,9 @@ def take_own(args: list, own_ids: frozenset, wrapped: WrappedLaunch, parser: Par
         if arg.option is None or id(arg.option) not in own_ids:
             kept.append(arg)
             continue
-        value = arg.value if arg.known and arg.problem is None else wrapper_data.UNDECIDED
+        value = arg.value if arg.known and arg.problem is None else UNKNOWN
         wrapped.own.append(OwnArg(arg.option.name, arg.spelling, arg.span, _where(parser), value, arg.flag_span, arg.value_span))
-        reason = _REASONS.get(arg.problem or "")
+        reason = _REASONS.get(arg.problem)
         if reason is not None:
             span = arg.value_span if arg.value_span is not None and reason is not Reason.EXPECTED_VALUE else arg.flag_span
             wrapped.problems.append(WrapperProblem(reason, span, arg.spelling, arg.option.name))
@@ -420,29 +422,29 @@ def take_own(args: list, own_ids: frozenset, wrapped: WrappedLaunch, parser: Par
 
 def _own_value(parser: Parser, opt: str, values: list[str]):
     """What argparse stores for ``opt`` of the wrapper's ``parser`` given
-    ``values`` (a switch's constant, one converted value), or `UNDECIDED`."""
+    ``values`` (a switch's constant, one converted value), or `UNKNOWN`."""
     from sgllint.catalog.types import convert
 
     option = next((o for o in parser.options if opt in o.strings), None)
     if option is None or any(_OPAQUE in v for v in values):
-        return wrapper_data.UNDECIDED
+        return UNKNOWN
     if not option.takes_value:
         if option.action == "boolean_optional":
             return not (opt.startswith("--no-") and "--" + opt[5:] in option.strings)
-        return {"store_true": True, "store_false": False}.get(option.action, wrapper_data.UNDECIDED)
+        return {"store_true": True, "store_false": False}.get(option.action, UNKNOWN)
     if option.nargs is not None or len(values) != 1 or option.type not in ("int", "float", "str"):
-        return wrapper_data.UNDECIDED
+        return UNKNOWN
     try:
         return convert(option.type, values[0]) if option.type != "str" else values[0]
     except ValueError:
-        return wrapper_data.UNDECIDED
+        return UNKNOWN
 
 
 _REASONS = {
-    "missing-value": Reason.EXPECTED_VALUE,
-    "invalid-type": Reason.INVALID_VALUE,
-    "invalid-choice": Reason.INVALID_CHOICE,
-    "unexpected-value": Reason.IGNORED_EXPLICIT,
+    ArgProblem.MISSING_VALUE: Reason.EXPECTED_VALUE,
+    ArgProblem.INVALID_TYPE: Reason.INVALID_VALUE,
+    ArgProblem.INVALID_CHOICE: Reason.INVALID_CHOICE,
+    ArgProblem.UNEXPECTED_VALUE: Reason.IGNORED_EXPLICIT,
 }
 
 
@@ -522,7 +524,7 @@ def startup_rejections(launch) -> list[StartupRejection]:
     if entry is None:
         return []
     checks = [r for r in entry.rejections if r.get("check")]
-    if not checks or any(a.problem or a.resolution in ("unknown", "ambiguous") for a in launch.args):
+    if not checks or any(a.problem or a.resolution.names_no_option for a in launch.args):
         return []
     own_dests = _own_dests(wrapper, wrapped.entry)
     given_own: dict = {}
@@ -543,18 +545,18 @@ def startup_rejections(launch) -> list[StartupRejection]:
                 return given_own[dest].value
             if dest in sglang_given:
                 arg = sglang_given[dest]
-                return arg.value if arg.known else wrapper_data.UNDECIDED
+                return arg.value if arg.known else UNKNOWN
             if opaque:
-                return wrapper_data.UNDECIDED
+                return UNKNOWN
             own = [o for o in own_dests.values() if o.dest == dest]
             if own:
                 if dest in env or len({repr(o.default) for o in own}) != 1:
-                    return wrapper_data.UNDECIDED
+                    return UNKNOWN
                 return own[0].default
             if config or catalog is None:
-                return wrapper_data.UNDECIDED
+                return UNKNOWN
             theirs = [o for o in catalog.options if o.dest == dest]
-            return theirs[0].default if len(theirs) == 1 else wrapper_data.UNDECIDED
+            return theirs[0].default if len(theirs) == 1 else UNKNOWN
 
         if wrapper_data.evaluate_check(r["check"], value_of) is not True:
             continue

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from sgllint.model.facts import Arg, Launch, Span
+from sgllint.model.unknown import UNKNOWN
 from sgllint.semantics.deployment import server_port
 
 #: fields the prefill and decode servers of one pair must agree on
@@ -71,20 +72,18 @@ def _outside_choices(option, value) -> bool:
 
 
 def effective(launch: Launch, field: str):
-    """(value, arg): the given value, else the release's default; value
-    `None`-and-arg when given but not known statically."""
+    """(value, arg): the given value, else the release's default; `UNKNOWN`
+    and the arg when given but not known statically."""
     arg = launch.last(field)
     option = launch.context.catalog.option_for_field(field)
     if arg is not None:
         if not _known(arg.value) or _outside_choices(option, arg.value):
-            return _UNKNOWN, arg  # an invalid choice is SGL103's finding, not a mismatch to compare
+            return UNKNOWN, arg  # an invalid choice is SGL103's finding, not a mismatch to compare
         return arg.value, arg
     info = launch.context.catalog.fields.get(field)
-    default = option.default if option is not None else (info.default if info is not None else _UNKNOWN)
+    default = option.default if option is not None else (info.default if info is not None else UNKNOWN)
     return default, None
 
-
-_UNKNOWN = object()
 
 
 def _mode(launch: Launch) -> Optional[str]:
@@ -116,7 +115,7 @@ def pd_mismatches(launches: list[Launch]) -> list[PdMismatch]:
         for field in PD_FIELDS:
             value, arg = effective(decode, field)
             others = [(p, *effective(p, field)) for p in candidates]
-            if value is _UNKNOWN or not others or any(v is _UNKNOWN for _, v, _ in others):
+            if value is UNKNOWN or not others or any(v is UNKNOWN for _, v, _ in others):
                 break
             if field in RESOLVED_LATER and (arg is None or any(a is None for _, _, a in others)):
                 continue  # a default SGLang resolves per model and backend: compared only when both are written

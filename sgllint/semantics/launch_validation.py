@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from sgllint.model.facts import Launch, Span
+from sgllint.model.kinds import Provenance
 
 _CACHE_ATTR = "_sgllint_validation"
 
@@ -65,7 +66,7 @@ def _not_evaluable(launch: Launch) -> str:
     if launch.opaque:
         return "some arguments are not known statically (" + "; ".join(launch.site.opaque) + ")"
     for a in launch.args:
-        if a.field is None or a.resolution in ("unknown", "ambiguous"):
+        if a.field is None or a.resolution.names_no_option:
             return f"{a.spelling} is not an argument SGLang knows (argparse stops first)"
         if a.problem:
             return f"{a.spelling}: {a.problem} (argparse stops first)"
@@ -85,10 +86,10 @@ def _model_config(launch: Launch) -> tuple[Optional[dict], str]:
     if ctx.skip_model_checks or ctx.model is None or not isinstance(ctx.model.value, str):
         return None, ""
     arch = ctx.architecture
-    if arch is None or arch.source not in ("local config.json", "Hugging Face cache"):
+    if arch is None or not arch.source.read_from_model_files:
         return None, ""
     path = Path(arch.detail) if arch.detail else None
-    if path is None or (ctx.scope is not None and arch.source == "local config.json"
+    if path is None or (ctx.scope is not None and arch.source is Provenance.LOCAL_CONFIG_JSON
                         and modelinfo.local_config(ctx.model.value, Path(launch.source.path).parent, ctx.scope) != path):
         return None, ""
     config = modelinfo.read_config_json(path)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Optional
 
 from sgllint.model.facts import Arg, Launch
+from sgllint.model.kinds import Provenance
 from sgllint.resolve import modelinfo
 from sgllint.resolve.modelinfo import ModelFacts
 from sgllint.model.unknown import UNKNOWN
@@ -38,7 +39,7 @@ def model_facts(launch: Launch) -> Optional[ModelFacts]:
     ctx = launch.context
     if ctx is None or ctx.skip_model_checks or ctx.model is None or not isinstance(ctx.model.value, str):
         return None
-    if ctx.architecture is not None and ctx.architecture.source in ("pragma", "config"):
+    if ctx.architecture is not None and ctx.architecture.source in (Provenance.PRAGMA, Provenance.CONFIG):
         return None
     if launch.last("json_model_override_args") is not None:
         return None

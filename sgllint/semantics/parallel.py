@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from sgllint.model.facts import Arg, Launch
+from sgllint.model.kinds import Resolution
 from sgllint.model.unknown import UNKNOWN, known
 from sgllint.semantics.deterministic import at_least
 
@@ -67,7 +68,7 @@ def flag_of(launch: Launch, field: str) -> str:
 def written(launch: Launch, arg: Optional[Arg], field: str, value) -> str:
     """How ``field = value`` reads in the launch's own syntax (``--tp-size 4``
     or ``tp_size=4``)."""
-    if arg is not None and arg.resolution == "kwarg":
+    if arg is not None and arg.resolution is Resolution.KEYWORD:
         return f"{field}={value!r}" if isinstance(value, str) else f"{field}={value}"
     if isinstance(value, bool):
         return flag_of(launch, field)

@@ -198,7 +198,7 @@ def resolved_args(release: str, argv: list[str]):
 def argparse_problem(args) -> str | None:
     """What the argv emulation finds wrong (what argparse rejects), or None."""
     for a in args:
-        if a.problem or a.resolution in ("unknown", "ambiguous") or a.extra:
+        if a.problem or a.resolution.names_no_option or a.extra:
             return f"{a.spelling}: {a.problem or a.resolution or 'stray tokens'}"
     return None
 

@@ -66,10 +66,12 @@ def _oracle_tables():
 def _arg_tokens(launch) -> list[tuple[object, list[str]]]:
     """[(Arg or None, its argv words)], in order; raises ValueError when a
     word is not a known string."""
+    from sgllint.model.kinds import Origin
+
     site = launch.site
     out: list[tuple[object, list[str]]] = []
     if site.form == "argv":
-        args = [a for a in launch.args if a.origin == "cli"]
+        args = [a for a in launch.args if a.origin is Origin.CLI]
         for tok in site.tokens:
             if not isinstance(tok.value, str):
                 raise ValueError(f"unresolved word {tok.span.text!r}")

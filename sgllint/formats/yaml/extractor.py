@@ -53,7 +53,8 @@ from sgllint.formats.yaml.words import (
 )
 from sgllint.model.launchers import find_launch, is_shell, shell_c_script
 from sgllint.formats.yaml.sglang_config import entries_from_node, is_config_mapping, is_model_less_config, raw_config_tokens
-from sgllint.model.config_file import CONFIG_ORIGIN, REFERENCED_REASON
+from sgllint.model.config_file import REFERENCED_REASON
+from sgllint.model.kinds import Origin
 from sgllint.model.facts import EnvVar, FileFacts, Kwarg, LaunchSite, ParseProblem, Source, Span, Token, Unresolved
 
 __all__ = ["extract", "CONFIG_ENTRY"]
@@ -466,7 +467,7 @@ class _Document:
             entry_span=model.key_span,
             form="argv",
             tokens=raw_config_tokens(entries),
-            origin=CONFIG_ORIGIN,
+            origin=Origin.CONFIG_FILE,
             opaque=opaque,
         )
         self.facts.sites.append(site)
