@@ -12,11 +12,11 @@ from __future__ import annotations
 import ast
 import copy
 import re
-import string
 import warnings
 from typing import Any, Callable, Optional
 
 from sgllint.formats.python.commands import posix_words, whitespace_words
+from sgllint.formats.python.formatting import format_value, inside, join_separator, str_format
 from sgllint.formats.python.paths import Choices, branch_sides, over_paths
 from sgllint.formats.python.values import (
     AbsVal,
@@ -41,8 +41,6 @@ from sgllint.model.facts import Span, Unresolved
 _STDLIB_MODULES = {"os", "subprocess", "sys", "asyncio", "shlex"}
 _BUILTINS = {"str", "int", "float", "bool", "dict", "list", "tuple"}
 _TEST_UTILS = "sglang.test.test_utils"
-#: format specs that are safe to apply (no huge widths)
-_SAFE_SPEC = re.compile(r"^[<>^=]?[+\- ]?#?0?\d{0,2}[,_]?(?:\.\d{1,2})?[bcdeEfFgGnosxX%]?$")
 _SHELL_SAFE = re.compile(r"^[\w@%+=:,./-]+$", re.ASCII)
 
 
@@ -185,7 +183,7 @@ class Evaluator:
         if part.equal is None and isinstance(value, Scalar) and value.known:
             spec = self._static_spec(part.format_spec)
             if spec is not None:
-                text = _format(value.value, part.conversion, spec)
+                text = format_value(value.value, part.conversion, spec)
         if text is not None:
             return Str.spread(text, span)
         reason = value.value.reason if isinstance(value, Scalar) and not value.known else "a formatted value is not known statically"
@@ -499,7 +497,7 @@ class Evaluator:
                 piece = self.as_str(item, None, None) if isinstance(item, Scalar) else None
                 if piece is None:
                     piece = Str.hole(Hole(self.ctx.code(node), "a list element is not a string", span))
-            out = piece if out is None else out + _separator(out, sep) + piece
+            out = piece if out is None else out + join_separator(out, sep) + piece
         return self.string_scalar(out if out is not None else Str("", (span.start,)), span)
 
     def _method_split(self, node, receiver) -> Optional[ListVal]:
@@ -517,7 +515,7 @@ class Evaluator:
             return None
         args = [self.value(a.value) for a in node.args if a.keyword is None and not a.star]
         kwargs = {a.keyword.value: self.value(a.value) for a in node.args if a.keyword is not None}
-        return _str_format(self, node, template, args, kwargs)
+        return str_format(self, node, template, args, kwargs)
 
     def _method_copy(self, node, receiver) -> Optional[AbsVal]:
         if node.args:
@@ -579,7 +577,7 @@ class Evaluator:
         if not isinstance(value, Scalar):
             return None
         node_span = self.ctx.span(node) if node is not None else value.span
-        if value.text is not None and (within is None or _inside(value.span, within)):
+        if value.text is not None and (within is None or inside(value.span, within)):
             return value.text
         if value.text is not None and node_span is not None:
             return value.text.relocated(node_span)
@@ -590,13 +588,6 @@ class Evaluator:
         if not isinstance(value.value, str) or node_span is None:
             return None
         return Str.spread(value.value, node_span)
-
-
-def _separator(before: Str, sep: Str) -> Str:
-    """A join separator placed right after the previous element (the
-    separator literal itself is elsewhere), so offsets stay in order."""
-    end = before.offsets[-1]
-    return Str(sep.text, (end,) * len(sep.text) + (end + 1,))
 
 
 def _dotted(node) -> Optional[str]:
@@ -610,84 +601,12 @@ def _dotted(node) -> Optional[str]:
     return None
 
 
-def _inside(span: Optional[Span], within: Span) -> bool:
-    return span is not None and within.start <= span.start and span.end <= within.end
-
-
 def _is_number(v) -> bool:
     return isinstance(v, Scalar) and v.known and isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
 
 
 def _is_str(v) -> bool:
     return isinstance(v, Scalar) and (isinstance(v.value, str) or v.text is not None)
-
-
-def _format(value, conversion: Optional[str], spec: str) -> Optional[str]:
-    if conversion == "r":
-        value = repr(value)
-    elif conversion == "a":
-        value = ascii(value)
-    if not spec:
-        return str(value)
-    if not _SAFE_SPEC.match(spec):
-        return None
-    try:
-        return format(value, spec)
-    except (ValueError, TypeError):
-        return None
-
-
-def _str_format(ev: Evaluator, node, template: Scalar, args: list, kwargs: dict) -> Optional[Scalar]:
-    """``"--tp {}".format(tp)`` with plain ``{}``/``{0}``/``{name}`` fields."""
-    text = template.text
-    span = ev.ctx.span(node)
-    base = text if _inside(template.span, span) else text.relocated(ev.ctx.span(node.func.value))
-    out = Str("", (span.start,))
-    at = 0  # index into the template's characters
-    auto = 0
-    try:
-        parsed = list(string.Formatter().parse(text.text))
-    except ValueError:
-        return None
-    for literal, field, spec, conversion in parsed:
-        out = out + _template_piece(base, at, literal)
-        at += _source_length(literal)
-        if field is None:
-            continue
-        field_len = len(field) + 2 + (len(spec) + 1 if spec else 0) + (len(conversion) + 1 if conversion else 0)
-        field_str = base.slice(at, min(at + field_len, len(base.text)))
-        at += field_len
-        if field == "":
-            field, auto = str(auto), auto + 1
-        value = args[int(field)] if field.isdigit() and int(field) < len(args) else kwargs.get(field)
-        rendered = None
-        if isinstance(value, Scalar) and value.known and not spec:
-            rendered = _format(value.value, conversion, "")
-        field_span = field_str.span(ev.ctx.source)
-        if rendered is None:
-            reason = value.value.reason if isinstance(value, Scalar) and not value.known else "a format argument is not known statically"
-            out = out + Str.hole(Hole(field_span.text, reason, field_span))
-        else:
-            out = out + Str.spread(rendered, field_span)
-    return ev.string_scalar(out, span)
-
-
-def _template_piece(base: Str, at: int, literal: str) -> Str:
-    """The template characters of ``literal`` ({{ and }} written twice)."""
-    length = _source_length(literal)
-    piece = base.slice(at, at + length)
-    if length == len(literal):
-        return piece
-    chars, offsets, i = [], [], 0
-    while i < length:
-        chars.append(piece.text[i])
-        offsets.append(piece.offsets[i])
-        i += 2 if piece.text[i] in "{}" else 1
-    return Str("".join(chars), tuple(offsets) + (piece.offsets[-1],))
-
-
-def _source_length(literal: str) -> int:
-    return len(literal) + literal.count("{") + literal.count("}")
 
 
 _CALLS: dict[str, Callable] = {
