@@ -24,7 +24,6 @@ not taken, exactly like the SGLang catalog generator.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ._gen_eval import (
@@ -42,6 +41,7 @@ from ._gen_eval import (
     has_unknown,
     is_unknown,
 )
+from ._gen_argparse_objects import ExternalRef, GroupObj, Instance, ParserObj, Stage
 from ._gen_extract import ACTION_KINDS, SUPPRESS, jsonable, _choices_json
 
 #: the SGLang entry that adds its server options to a parser
@@ -51,68 +51,6 @@ SGLANG_ADD_CLI_ARGS = (
 )
 _NO_VALUE = ("store_true", "store_false", "store_const", "help", "count", "boolean_optional", "version", "append_const")
 _FLAG_DEFAULTS = {"store_true": (True, False), "store_false": (False, True)}
-
-
-class ExternalRef:
-    """A name imported from outside the package being read."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return f"<ext {self.name}>"
-
-
-class Instance:
-    """An instance of a class of the package (attributes set in methods are not tracked)."""
-
-    def __init__(self, cls: ClassObj) -> None:
-        self.cls = cls
-
-
-@dataclass
-class Stage:
-    """One ``parse_args``/``parse_known_args`` call, in execution order."""
-
-    parser: "ParserObj"
-    method: str  # "parse_args" | "parse_known_args"
-    line: int
-    file: str
-    #: the frame of the function that ran the parse (see `_Recorder.frames`)
-    frame: Any = None
-
-
-@dataclass
-class ParserObj:
-    """An ``argparse.ArgumentParser`` under construction."""
-
-    ident: int
-    file: str
-    line: int
-    add_help: bool = True
-    allow_abbrev: bool = True
-    prefix_chars: str = "-"
-    #: options and includes in registration order
-    items: list = field(default_factory=list)
-    #: (dest, added choices) from ``action.choices = list(action.choices) + [...]``
-    choice_extensions: list = field(default_factory=list)
-    subcommands: list = field(default_factory=list)
-
-    def option_strings(self) -> dict:
-        out: dict = {}
-        for item in self.items:
-            if isinstance(item, dict) and "strings" in item:
-                for s in item["strings"]:
-                    out[s] = item
-        return out
-
-
-@dataclass
-class GroupObj:
-    parser: ParserObj
-    exclusive: bool = False
-    required: bool = False
-    ident: int = 0
 
 
 class _Recorder(Project):
