@@ -214,11 +214,11 @@ class _Recorder(Project):
         if isinstance(func, Builtin):
             return _builtin(func.name, args, kwargs)
         if isinstance(func, BoundMethod):
-            from ._gen_eval import _apply_method
+            from ._gen_builtins import apply_method
 
             if isinstance(func.obj, dict) and func.name == "setdefault" and args and isinstance(args[0], str):
                 return func.obj.setdefault(*args)
-            return _apply_method(func.obj, func.name, args, kwargs)
+            return apply_method(func.obj, func.name, args, kwargs)
         if isinstance(func, FuncObj):
             if func.name in ("field",) and "default" in kwargs:
                 return kwargs["default"]
@@ -431,7 +431,7 @@ class _ActionsView:
 
 
 def _builtin(name: str, args: list, kwargs: dict) -> Any:
-    from ._gen_eval import _apply_builtin
+    from ._gen_builtins import apply_builtin
 
     if name == "isinstance":
         return Unknown("isinstance")
@@ -442,7 +442,7 @@ def _builtin(name: str, args: list, kwargs: dict) -> Any:
         return args[1][0]
     if name == "__new__" and args and isinstance(args[0], ClassObj):
         return Instance(args[0])
-    return _apply_builtin(name, args, kwargs)
+    return apply_builtin(name, args, kwargs)
 
 
 class _ParserMethod:

@@ -14,33 +14,9 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
+from ._gen_builtins import BUILTINS, apply_builtin, apply_method, hashable, sort_key, to_set
 from ._gen_source import Source
-
-
-class Unknown:
-    """A value the evaluator could not fold."""
-
-    __slots__ = ("why",)
-
-    def __init__(self, why: str = "") -> None:
-        self.why = why
-
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return f"<Unknown {self.why}>"
-
-
-def is_unknown(v: Any) -> bool:
-    return isinstance(v, Unknown)
-
-
-def has_unknown(v: Any) -> bool:
-    if isinstance(v, Unknown):
-        return True
-    if isinstance(v, (list, tuple, set, frozenset)):
-        return any(has_unknown(x) for x in v)
-    if isinstance(v, dict):
-        return any(has_unknown(k) or has_unknown(x) for k, x in v.items())
-    return False
+from ._gen_unknown import Unknown, has_unknown, is_unknown
 
 
 class ModuleRef:
@@ -157,24 +133,6 @@ class ClassObj:
         return [v for v in self.env().values() if isinstance(v, EnumMember)]
 
 
-_BUILTINS = {
-    "list",
-    "set",
-    "frozenset",
-    "tuple",
-    "sorted",
-    "dict",
-    "str",
-    "int",
-    "float",
-    "bool",
-    "len",
-    "reversed",
-    "min",
-    "max",
-}
-
-
 class _Env:
     """A local scope chained to a module's globals."""
 
@@ -245,7 +203,7 @@ class Module:
                                 return val
             finally:
                 guard.discard(self.name)
-        if name in _BUILTINS:
+        if name in BUILTINS:
             return Builtin(name)
         return Unknown(f"{self.name}.{name}")
 
@@ -428,7 +386,7 @@ class Project:
                 return items
             if isinstance(node, ast.Tuple):
                 return tuple(items)
-            return _to_set(items)
+            return to_set(items)
         if isinstance(node, ast.Dict):
             out: dict = {}
             for k, v in zip(node.keys, node.values):
@@ -440,7 +398,7 @@ class Project:
                 key = ev(k, scope)
                 if isinstance(key, EnumMember):
                     key = key.value if not has_unknown(key.value) else key.name
-                if is_unknown(key) or not _hashable(key):
+                if is_unknown(key) or not hashable(key):
                     continue
                 out[key] = self.evaluate(v, scope)
             return out
@@ -542,7 +500,7 @@ class Project:
             if keep:
                 out.append(self._eval(node.elt, local))
         if isinstance(node, ast.SetComp):
-            return _to_set(out)
+            return to_set(out)
         return out
 
     def _iterate(self, val: Any) -> list:
@@ -551,7 +509,7 @@ class Project:
         if isinstance(val, dict):
             return list(val.keys())
         if isinstance(val, (set, frozenset)):
-            return sorted(val, key=_sort_key)
+            return sorted(val, key=sort_key)
         if isinstance(val, (list, tuple, str)):
             return list(val)
         return [Unknown("iterate")]
@@ -584,9 +542,9 @@ class Project:
         if isinstance(node.func, ast.Attribute) and ast.unparse(node.func) == "sys.modules.get":
             return None
         if isinstance(func, Builtin):
-            return _apply_builtin(func.name, args, kwargs)
+            return apply_builtin(func.name, args, kwargs)
         if isinstance(func, BoundMethod):
-            return _apply_method(func.obj, func.name, args, kwargs)
+            return apply_method(func.obj, func.name, args, kwargs)
         if isinstance(func, FuncObj):
             return self.call_function(func, args, kwargs)
         return Unknown(f"call {ast.unparse(node.func)}")
@@ -613,101 +571,3 @@ class Project:
         if isinstance(op, ast.Pow):
             return left**right
         return Unknown("binop")
-
-
-def _hashable(v: Any) -> bool:
-    try:
-        hash(v)
-    except TypeError:
-        return False
-    return True
-
-
-def _sort_key(v: Any) -> tuple:
-    return (type(v).__name__, str(v))
-
-
-def _to_set(items: list) -> Any:
-    if any(not _hashable(x) for x in items):
-        return Unknown("set of unhashable")
-    return set(items)
-
-
-def _apply_builtin(name: str, args: list, kwargs: dict) -> Any:
-    if any(is_unknown(a) for a in args):
-        return Unknown(f"{name}(unknown)")
-    if name in ("list", "tuple", "set", "frozenset", "sorted"):
-        if not args:
-            return {"list": [], "tuple": (), "set": set(), "frozenset": frozenset(), "sorted": []}[name]
-        src = args[0]
-        if isinstance(src, ClassObj) and src.is_enum:
-            items = src.members()
-        elif isinstance(src, dict):
-            items = list(src.keys())
-        elif isinstance(src, (set, frozenset)):
-            items = sorted(src, key=_sort_key)
-        elif isinstance(src, (list, tuple, str)):
-            items = list(src)
-        else:
-            return Unknown(f"{name}(?)")
-        if name == "list":
-            return items
-        if name == "tuple":
-            return tuple(items)
-        if name == "sorted":
-            if has_unknown(items):
-                return Unknown("sorted unknown")
-            return sorted(items, reverse=bool(kwargs.get("reverse")))
-        if any(not _hashable(x) for x in items):
-            return Unknown("set")
-        return set(items) if name == "set" else frozenset(items)
-    if name in ("str", "int", "float", "bool", "len", "min", "max"):
-        if has_unknown(args):
-            return Unknown(name)
-        return {"str": str, "int": int, "float": float, "bool": bool, "len": len, "min": min, "max": max}[name](*args)
-    if name == "dict":
-        if args and isinstance(args[0], dict):
-            d = dict(args[0])
-        else:
-            d = {}
-        d.update(kwargs)
-        return d
-    if name == "reversed" and args and isinstance(args[0], (list, tuple)):
-        return list(reversed(args[0]))
-    return Unknown(name)
-
-
-_PURE_METHODS = {
-    str: {"lower", "upper", "strip", "lstrip", "rstrip", "replace", "split", "join", "format", "startswith", "endswith", "title", "capitalize"},
-    dict: {"keys", "values", "items", "get", "copy"},
-    list: {"copy", "index", "count"},
-    tuple: {"index", "count"},
-    set: {"union", "copy", "difference", "intersection"},
-    frozenset: {"union", "copy", "difference", "intersection"},
-}
-_MUTATING = {"extend", "append", "insert", "add", "update", "remove", "discard"}
-
-
-def _apply_method(obj: Any, name: str, args: list, kwargs: dict) -> Any:
-    if name in _MUTATING:
-        if name in ("extend", "update") and args and isinstance(args[0], dict) and isinstance(obj, list):
-            args = [list(args[0])]
-        if name in ("extend", "append", "insert") and args and is_unknown(args[-1]):
-            if isinstance(obj, list):
-                obj.append(Unknown(f"{name}(unknown)"))
-            return None
-        getattr(obj, name)(*args, **kwargs)
-        return None
-    allowed = _PURE_METHODS.get(type(obj), set())
-    if name not in allowed:
-        return Unknown(f".{name}()")
-    if name == "join" and args and isinstance(args[0], (list, tuple, set)):
-        if has_unknown(args[0]):
-            return Unknown("join")
-        return obj.join(str(x) for x in args[0])
-    if has_unknown(args):
-        return Unknown(f".{name}()")
-    res = getattr(obj, name)(*args, **kwargs)
-    if name in ("keys", "values", "items"):
-        return list(res)
-    return res
