@@ -15,6 +15,10 @@ from typing import Optional
 _WHEEL_RE = re.compile(r"^sglang-(?P<version>[0-9][0-9A-Za-z.+!]*?)-(?:py|cp)\d")
 
 
+class GenerationError(RuntimeError):
+    """A release's sources are not shaped as the generators expect."""
+
+
 class Source:
     """One SGLang release: ``read("sglang/srt/server_args.py")`` gives text."""
 
