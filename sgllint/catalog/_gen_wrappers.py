@@ -48,9 +48,9 @@ from typing import Any, Optional
 from ._gen_argparse import ParserObj, Stage, _Recorder, record, run_main_block
 from ._gen_eval import _Env, has_unknown
 from ._gen_extract import GenerationError
+from ._gen_help import OMITTED_DEFAULTS, dump_help_table, help_id
 from ._gen_source import Source
 from ._gen_wrapper_checks import cli_dests, exit_code, message_text, rejections
-from .generate import _OMITTED_DEFAULTS, dump_help_table, help_id
 
 GENERATOR = "sgllint.catalog._gen_wrappers"
 HELP_TABLE = "help.json"
@@ -136,7 +136,7 @@ class _Collector:
 
     def option(self, o: dict) -> dict:
         out: dict[str, Any] = {k: o[k] for k in _OPTION_KEYS}
-        for key, dflt in _OMITTED_DEFAULTS:
+        for key, dflt in OMITTED_DEFAULTS:
             if key in out and out[key] == dflt and type(out[key]) is type(dflt):
                 del out[key]
         if o.get("hidden"):

@@ -20,13 +20,13 @@ catalog instead.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
 from typing import Any, Optional
 
 from ._gen_extract import GenerationError, extract
+from ._gen_help import OMITTED_DEFAULTS, dump_help_table, help_id
 from ._gen_source import Source, base_version
 
 GENERATOR = "sgllint.catalog.generate"
@@ -46,22 +46,6 @@ _OPTION_KEYS = (
     "default",
     "required",
 )
-
-
-_OMITTED_DEFAULTS = (
-    ("action", "store"),
-    ("type", "str"),
-    ("nargs", None),
-    ("choices", None),
-    ("choices_open", False),
-    ("const", None),
-    ("default", None),
-    ("required", False),
-)
-
-
-def help_id(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def _compact_field(info: dict) -> dict:
@@ -89,7 +73,7 @@ def build_catalog(source: Source, help_table: Optional[dict] = None) -> dict:
         # default null, choices_open/required false, deprecated null.
         if out["field"] == out["dest"]:
             del out["field"]
-        for key, dflt in _OMITTED_DEFAULTS:
+        for key, dflt in OMITTED_DEFAULTS:
             if key in out and out[key] == dflt and type(out[key]) is type(dflt):
                 del out[key]
         text = o["help"] or ""
@@ -164,10 +148,6 @@ def dumps(obj: Any) -> str:
             lines.append(f'"{key}": {json.dumps(val, ensure_ascii=False, separators=(",", ":"))}{sep}')
     lines.append("}")
     return "\n".join(lines) + "\n"
-
-
-def dump_help_table(table: dict) -> str:
-    return json.dumps(dict(sorted(table.items())), ensure_ascii=False, indent=0, separators=(",", ":")) + "\n"
 
 
 def main(argv: Optional[list[str]] = None) -> int:
