@@ -18,6 +18,7 @@ encoded to UTF-8. So:
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Sequence, Union
@@ -43,27 +44,35 @@ def _python_escape(code: int) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-#: str.translate tables: linear, and no character is looked at twice
-_VISIBLE = {c: _python_escape(c) for c in _UNSAFE}
-# json.dumps already escapes C0; the rest becomes a JSON escape of itself
-_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in _UNSAFE if c >= 0x20}
+@functools.lru_cache(maxsize=None)
+def _visible_table() -> dict[int, str]:
+    """str.translate table: linear, and no character is looked at twice.
+    Built on first use (2,300 entries): a run that prints nothing, or only
+    JSON, does not build it at import."""
+    return {c: _python_escape(c) for c in _UNSAFE}
+
+
+@functools.lru_cache(maxsize=None)
+def _json_escapes() -> dict[int, str]:
+    # json.dumps already escapes C0; the rest becomes a JSON escape of itself
+    return {c: f"\\u{c:04x}" for c in _UNSAFE if c >= 0x20}
 
 
 def visible(text: str) -> str:
     """``text`` with every unsafe character written as its escape."""
-    return text.translate(_VISIBLE)
+    return text.translate(_visible_table())
 
 
 def display(char: str) -> str:
     """How one character of a source line is shown in a code frame (a TAB
     as one space, as the frame always did)."""
-    return " " if char == "\t" else _VISIBLE.get(ord(char), char)
+    return " " if char == "\t" else _visible_table().get(ord(char), char)
 
 
 def json_text(value: object, indent: Union[int, None] = 2) -> str:
     """``json.dumps(value, ensure_ascii=False)`` whose unsafe characters are
     JSON escapes: the decoded document is unchanged."""
-    return json.dumps(value, indent=indent, ensure_ascii=False).translate(_JSON_ESCAPES)
+    return json.dumps(value, indent=indent, ensure_ascii=False).translate(_json_escapes())
 
 
 # ---------------------------------------------------------------------------
