@@ -149,7 +149,6 @@ class ModInfo:
     defs: dict[str, ast.AST] = field(default_factory=dict)  # top-level def/class by name
     imports: dict[str, tuple] = field(default_factory=dict)  # name -> ("mod", m) | ("from", m, attr)
     side_imports: list[str] = field(default_factory=list)  # modules imported without using a name
-    star: list[str] = field(default_factory=list)  # modules whose public names ``from m import *`` binds
     consts: set[str] = field(default_factory=set)  # names assigned at the top level
 
 
@@ -195,8 +194,6 @@ class Program:
     def __init__(self, source: Source) -> None:
         self.source = source
         self._mods: dict[str, Optional[ModInfo]] = {}
-        #: told each module a name was re-exported through (its top level binds the name at run time)
-        self.on_reexport = lambda mod: None
 
     def module(self, name: str) -> Optional[ModInfo]:
         if name not in self._mods:
@@ -220,8 +217,6 @@ class Program:
                         top_imports += [n for n in ast.walk(st) if isinstance(n, (ast.Import, ast.ImportFrom))]
                 for k, v in _import_bindings(top_imports, package):
                     info.imports.setdefault(k, v)
-                info.star = [_resolve_relative(package, st.module, st.level) for st in top_imports
-                             if isinstance(st, ast.ImportFrom) and any(a.name == "*" for a in st.names)]
                 for st in tree.body:
                     if isinstance(st, ast.Import):
                         info.side_imports += [a.name for a in st.names if not a.asname and _is_sglang(a.name)]
@@ -247,26 +242,9 @@ class Program:
             if attr in info.consts:
                 return ("const", mod, attr)
             if attr in info.imports:
-                r = self._binding(info.imports[attr], depth + 1)
-                if r is not None:
-                    self.on_reexport(mod)
-                return r
+                return self._binding(info.imports[attr], depth + 1)
         if self.source.module_path(f"{mod}.{attr}"):
             return ("mod", f"{mod}.{attr}")
-        r = self._from_star(info, attr, depth)
-        if r is not None:
-            self.on_reexport(mod)
-        return r
-
-    def _from_star(self, info: Optional[ModInfo], attr: str, depth: int) -> Optional[tuple]:
-        """``attr`` bound by a ``from m import *`` of ``info`` (0.5.x's ``sglang.srt.utils``
-        re-exports ``utils.common`` so)."""
-        if info is None or attr.startswith("_"):
-            return None
-        for m in info.star:
-            r = self.resolve_from(m, attr, depth + 1)
-            if r is not None:
-                return r
         return None
 
     def _binding(self, b: tuple, depth: int = 0) -> Optional[tuple]:
@@ -284,7 +262,7 @@ class Program:
             return ("func", f"{mod.name}:{name}")
         if name in mod.imports:
             return self._binding(mod.imports[name])
-        return self._from_star(mod, name, 0)
+        return None
 
     def class_node(self, mod: str, name: str) -> Optional[ast.ClassDef]:
         info = self.module(mod)
@@ -376,12 +354,6 @@ class Closure:
         node = prog.class_node(SERVER_ARGS, "ServerArgs") if sa else None
         if node is not None:
             self.record_methods = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        prog.on_reexport = self._reexport
-
-    def _reexport(self, mod: str) -> None:
-        info = self.prog.module(mod) if not _stopped(mod) else None
-        if info is not None:
-            self.add_module(info)
 
     def add(self, qual: str) -> None:
         if qual in self.functions:
