@@ -57,7 +57,7 @@ class UnknownFlag(Rule):
     VALID = [
         Valid.sh(f"{LAUNCH} --enable-metrics --tp-size 2"),
         Valid.sh("sglang serve Qwen/Qwen2.5-7B-Instruct --port 30000", sglang="0.5.23"),
-        Valid.sh(f"python -m sglang_router.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --dp-size 2 --router-policy cache_aware"),
+        Valid.sh("python -m sglang_router.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --dp-size 2 --router-policy cache_aware"),
         Valid.sh(f"{LAUNCH} $EXTRA_ARGS"),
         # the wrapper's own flags are never SGLang's unknown flags
         Valid.sh("python -m dynamo.sglang --model-path Qwen/Qwen3-0.6B --endpoint dyn://dynamo.backend.generate --dyn-reasoning-parser qwen3"),

@@ -50,7 +50,7 @@ class DeterministicMlaFa4RequiresSm100(Rule):
         Valid.sh(f"# sgllint: gpu=B200\n{DSV3} --attention-backend fa4"),
         Valid.sh(f"# sgllint: gpu=B300\n{DSV3} --attention-backend fa4"),
         Valid.sh(f"# sgllint: gpu=H100\n{DSV3} --attention-backend fa3"),
-        Valid.sh(f"# sgllint: gpu=H100\npython -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic-inference --attention-backend fa4"),
+        Valid.sh("# sgllint: gpu=H100\npython -m sglang.launch_server --model-path Qwen/Qwen3-8B --enable-deterministic-inference --attention-backend fa4"),
         Valid.py(
             """
             # sgllint: gpu=B200

@@ -51,7 +51,7 @@ class Fa3UnsupportedGpu(Rule):
         Valid.sh(f"# sgllint: gpu=H100\n{QWEN} --attention-backend fa3"),
         Valid.sh(f"# sgllint: gpu=A100\n{QWEN} --attention-backend fa3"),
         Valid.sh(f"{QWEN} --attention-backend fa3"),
-        Valid.sh(f"# sgllint: gpu=A100\npython -m sglang.launch_server --model-path /models/private --attention-backend fa3"),
+        Valid.sh("# sgllint: gpu=A100\npython -m sglang.launch_server --model-path /models/private --attention-backend fa3"),
         Valid.py(
             """
             # sgllint: gpu=H100

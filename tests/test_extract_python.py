@@ -66,34 +66,39 @@ def test_registered_for_py_files_only():
 
 def test_rl_engine_with_dict_splat_and_engine_kwargs():
     facts = facts_of("rl_engine_rollout.py")
-    engine = only_site(facts, "sglang.Engine(...)")
-    assert engine.form == "kwargs"
-    assert engine.entry_span.text == "sgl.Engine"
-    assert engine.span.text == 'sgl.Engine(**args, **engine_kwargs, log_level="info")'
+    # the dict gets "speculative_algorithm" on one path through the branch
+    # at line 32: one launch per path, each with the keys of its path
+    speculative, plain = [s for s in facts.sites if s.entry == "sglang.Engine(...)"]
+    assert speculative.form == "kwargs"
+    assert speculative.entry_span.text == "sgl.Engine"
+    assert speculative.span.text == plain.span.text == 'sgl.Engine(**args, **engine_kwargs, log_level="info")'
     param = "'{}' is a function parameter"
-    assert written(engine) == [
+    head = [
         ("model_path", '"model_path"', unresolved("model_path", param.format("model_path")), "model_path"),
         ("tp_size", '"tp_size"', unresolved("tp_size", param.format("tp_size")), "tp_size"),
         # module constants: the span is the literal where the name is assigned
         ("mem_fraction_static", '"mem_fraction_static"', 0.85, "0.85"),
         ("attention_backend", '"attention_backend"', "fa3", '"fa3"'),
         ("enable_memory_saver", '"enable_memory_saver"', True, "True"),
+    ]
+    tail = [
         ("random_seed", '"random_seed"', 42, "42"),
         ("disable_cuda_graph", "disable_cuda_graph", False, "False"),
         ("chunked_prefill_size", "chunked_prefill_size", -1, "-1"),
         ("log_level", "log_level", "info", '"info"'),
     ]
-    assert engine.opaque == [
-        "'speculative_algorithm' is set on some paths only (a branch at line 32)",
-        "**engine_kwargs may hold any arguments",
-    ]
-    constant = next(k for k in engine.kwargs if k.name == "attention_backend")
-    assert engine.source.line_col(constant.value_span.start)[0] == 17  # DEFAULT_ATTENTION_BACKEND = "fa3"
+    assert written(speculative) == head + [("speculative_algorithm", '"speculative_algorithm"', "EAGLE", '"EAGLE"')] + tail
+    assert written(plain) == head + tail
+    for engine in (speculative, plain):
+        assert engine.opaque == ["**engine_kwargs may hold any arguments"]
+        constant = next(k for k in engine.kwargs if k.name == "attention_backend")
+        assert engine.source.line_col(constant.value_span.start)[0] == 17  # DEFAULT_ATTENTION_BACKEND = "fa3"
+    assert [h.value for s in (speculative, plain) for h in s.hints if h.kind == "branch-path"] == [1, 2]
 
 
 def test_engine_given_server_args_is_one_site():
     facts = facts_of("rl_engine_rollout.py")
-    assert [s.entry for s in facts.sites] == ["sglang.Engine(...)", "ServerArgs(...)", "sglang.Runtime(...)"]
+    assert [s.entry for s in facts.sites] == ["sglang.Engine(...)", "sglang.Engine(...)", "ServerArgs(...)", "sglang.Runtime(...)"]
     server_args = only_site(facts, "ServerArgs(...)")
     assert server_args.entry_span.text == "SA"  # imported as an alias
     assert written(server_args) == [
@@ -189,9 +194,11 @@ def test_opaque_dict_splat():
 
 def test_popen_launch_server_with_branches():
     facts = facts_of("popen_server_tests.py")
-    first = facts.sites[0]
+    first, without_metrics = facts.sites[:2]
     assert first.entry == "popen_launch_server(...)" and first.form == "argv"
     assert first.entry_span.text == "popen_launch_server"
+    # a value that differs by branch stays one unknown value; the flag added
+    # on one path only makes a launch per path
     branch = "differs by a branch at line 24: 'triton' or 'fa3'"
     assert written(first) == [
         ("--model-path", "cls.model"),  # the synthetic flag points at the model
@@ -203,19 +210,20 @@ def test_popen_launch_server_with_branches():
         ("0.7", "0.7"),
         ("--attention-backend", '"--attention-backend"'),
         (unresolved('"triton"', branch), '"triton"'),
-        # the conditional --enable-metrics: unknown words, reported as opaque
-        (unresolved("other_args", "arguments that differ by a branch at line 28"), "other_args"),
+        ("--enable-metrics", '"--enable-metrics"'),
         ("--chunked-prefill-size", '"--chunked-prefill-size"'),
         ("-1", '"-1"'),
     ]
-    assert first.opaque == ["arguments that differ by a branch at line 28"]
-    assert [(e.name, e.value, e.span.text, e.value_span.text) for e in first.env] == [
-        ("SGLANG_ENABLE_JIT_DEEPGEMM", "0", '"SGLANG_ENABLE_JIT_DEEPGEMM": "0"', '"0"')
-    ]
+    assert written(without_metrics) == [w for w in written(first) if w[0] != "--enable-metrics"]
+    for site in (first, without_metrics):
+        assert site.opaque == []
+        assert [(e.name, e.value, e.span.text, e.value_span.text) for e in site.env] == [
+            ("SGLANG_ENABLE_JIT_DEEPGEMM", "0", '"SGLANG_ENABLE_JIT_DEEPGEMM": "0"', '"0"')
+        ]
 
 
 def test_popen_launch_server_positional_other_args_and_equal_branches():
-    second = facts_of("popen_server_tests.py").sites[1]
+    second = facts_of("popen_server_tests.py").sites[2]
     assert written(second) == [
         ("--model-path", '"meta-llama/Llama-3.1-8B-Instruct"'),
         ("meta-llama/Llama-3.1-8B-Instruct", '"meta-llama/Llama-3.1-8B-Instruct"'),
@@ -239,7 +247,7 @@ def test_popen_launch_server_positional_other_args_and_equal_branches():
 
 def test_modal_worker_popen_with_sys_executable():
     facts = facts_of("modal_worker.py")
-    serve = facts.sites[0]
+    serve, fast_boot_off = facts.sites[:2]
     assert serve.entry == "python -m sglang.launch_server"
     assert serve.entry_span.text == "subprocess.Popen"
     assert serve.span.text == 'subprocess.Popen(cmd, env={**os.environ, "HF_HUB_OFFLINE": "1"})'
@@ -253,16 +261,23 @@ def test_modal_worker_popen_with_sys_executable():
         ("--port", '"--port"'),
         ("8000", "8000"),
         ("--mem-fraction-static=0.85", '"--mem-fraction-static=0.85"'),
-        (unresolved("cmd", "arguments that differ by a branch at line 28"), "cmd"),
+        ("--load-format", '"--load-format"'),  # when FAST_BOOT is set (line 28)
+        ("dummy", '"dummy"'),
         ("--attention-backend", '"--attention-backend"'),
         ("flashinfer", '"flashinfer"'),
     ]
-    assert serve.opaque == ["arguments that differ by a branch at line 28"]
-    assert [(e.name, e.value, e.value_span.text) for e in serve.env] == [("HF_HUB_OFFLINE", "1", '"1"')]
+    assert written(fast_boot_off) == written(serve)[:9] + written(serve)[11:]
+    for site in (serve, fast_boot_off):
+        assert site.opaque == []
+        assert [(e.name, e.value, e.value_span.text) for e in site.env] == [("HF_HUB_OFFLINE", "1", '"1"')]
 
 
 def test_runpod_worker_env_defaults_and_loop():
-    worker = facts_of("modal_worker.py").sites[1]
+    # the loop over a dict of the file runs once per entry; each run's `if`
+    # adds its flag on one path: four launches, one per combination
+    workers = facts_of("modal_worker.py").sites[2:]
+    assert len(workers) == 4
+    worker = workers[-1]
     assert written(worker) == [
         ("--model-path", '"--model-path"'),
         (
@@ -273,9 +288,17 @@ def test_runpod_worker_env_defaults_and_loop():
         ("0.0.0.0", '"0.0.0.0"'),
         ("--port", '"--port"'),
         (unresolved("os.getenv('PORT')", "environment variable with default '30000'"), 'os.environ.get("PORT", "30000")'),
-        (unresolved("command", "arguments that differ by a branch at line 43"), "command"),
     ]
-    assert worker.opaque == ["arguments that differ by a branch at line 43"]
+    assert [[t.value for t in w.tokens[6:] if isinstance(t.value, str)] for w in workers] == [
+        ["--context-length", "--tp-size"],
+        ["--tp-size"],
+        ["--context-length"],
+        [],
+    ]
+    context = workers[0].tokens[7]
+    assert context.value == unresolved("os.getenv('CONTEXT_LENGTH')", "environment variable")
+    assert context.span.text == "os.getenv(env_key)"
+    assert all(w.opaque == [] for w in workers)
 
 
 def test_value_map_points_at_each_character():
@@ -392,10 +415,10 @@ def test_module_list_extended_then_used_in_a_function():
         "def main():\n"
         "    subprocess.run(ARGS + ['--port', '1'])\n"
     )
-    (site,) = facts_for(code).sites
-    assert values(site)[:4] == ["--model-path", "m", "--tp", "2"]
-    assert values(site)[-2:] == ["--port", "1"]
-    assert site.opaque == ["arguments that differ by a branch at line 4"]
+    debug, plain = facts_for(code).sites
+    assert values(debug) == ["--model-path", "m", "--tp", "2", "--log-level", "debug", "--port", "1"]
+    assert values(plain) == ["--model-path", "m", "--tp", "2", "--port", "1"]
+    assert debug.opaque == plain.opaque == []
 
 
 def test_constants_assigned_twice_are_unknown_in_functions():
@@ -491,6 +514,28 @@ def test_joined_argv_passed_to_a_shell():
     assert written(joined) == [
         ("--model-path", "--model-path"),
         (unresolved("model", "'model' is a function parameter"), "model"),
+        ("--port", "--port"),
+        ("30000", "30000"),
+    ]
+
+
+def test_shlex_joined_argv_keeps_each_element_one_word():
+    code = (
+        "import shlex, subprocess\n"
+        "def launch(model):\n"
+        "    cmd = ['python', '-m', 'sglang.launch_server', '--model-path', model,\n"
+        "           '--chat-template', 'my template.jinja', '--port', '30000']\n"
+        "    subprocess.run(shlex.join(cmd), shell=True)\n"
+    )
+    (site,) = facts_for(code).sites
+    assert site.span.text == "subprocess.run(shlex.join(cmd), shell=True)"
+    shown = [(v if isinstance(v, str) else type(v).__name__, text) for v, text in written(site)]
+    # the parameter and the quoted element with a blank are one word each, never split at the blank
+    assert shown == [
+        ("--model-path", "--model-path"),
+        ("Unresolved", "model"),
+        ("--chat-template", "--chat-template"),
+        ("Unresolved", "'my template.jinja'"),
         ("--port", "--port"),
         ("30000", "30000"),
     ]

@@ -324,14 +324,16 @@ def test_an_internal_failure_is_sgl999_and_exit_code_2(tmp_path, monkeypatch, ca
 def test_one_failing_launch_keeps_the_other_launches_findings(tmp_path, monkeypatch, capsys):
     text = "python -m sglang.launch_server --model-path m --enable_metrics\npython -m sglang.launch_server --model-path BOOM\n"
     (tmp_path / "two.sh").write_text(text)
-    real = engine.resolve_gpu_count
+    from sgllint.resolve import context  # the pipeline imports it when it resolves a launch
+
+    real = context.resolve_gpu_count
 
     def resolve_gpu_count(ctx, site, facts):
         if "BOOM" in site.span.text:
             raise RecursionError("maximum recursion depth exceeded")
         return real(ctx, site, facts)
 
-    monkeypatch.setattr(engine, "resolve_gpu_count", resolve_gpu_count)
+    monkeypatch.setattr(context, "resolve_gpu_count", resolve_gpu_count)
     code, out, _ = _main(capsys, *SERIAL, str(tmp_path / "two.sh"))
     assert code == 2
     assert "two.sh:1:47: SGL101" in out, out

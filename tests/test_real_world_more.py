@@ -42,8 +42,13 @@ def test_python_argv_built_by_helpers_is_read():
     # bound to its parameter; a dict turned into flags by a loop over
     # .items(); shlex.split of a literal; f-strings glued to flags
     got = launches("python_indirect.py")
+    start_server = {"model_path": "meta-llama/Llama-3.1-8B-Instruct", "tp_size": None, "port": None}
     assert got == [
-        (21, {"model_path": "meta-llama/Llama-3.1-8B-Instruct", "tp_size": None, "port": None}),
+        # `if quantization:` and `if metrics:` extend the list: one launch per path
+        (21, {**start_server, "quantization": None, "enable_metrics": True}),
+        (21, {**start_server, "enable_metrics": True}),
+        (21, {**start_server, "quantization": None}),
+        (21, start_server),
         (29, {"model_path": "Qwen/Qwen2.5-7B-Instruct", "tp_size": 2, "mem_fraction_static": 0.8}),
         (32, {"model_path": "Qwen/Qwen3-8B", "tp_size": 3}),
         (33, {"model_path": "Qwen/Qwen3-8B", "port": 30001, "tp_size": 2}),

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from sgllint import catalog as catalogs
-
 
 def newer_notice(requested: Optional[str]) -> Optional[str]:
     """The notice for ``requested``, or None when a shipped catalog is that
     release (or its base, for a post release) or it is no version."""
     if not requested or not isinstance(requested, str):
-        return None
+        return None  # most runs: the catalogs' index is not even imported
+    from sgllint import catalog as catalogs
+
     req = requested.strip().lstrip("vV")
     try:
         mapped = catalogs.resolve_version(req)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
 _SI = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
@@ -42,6 +41,8 @@ def _human_readable_int(raw: str) -> int:
             if "." in number:
                 raise ValueError(f"decimals are not allowed with IEC suffixes like {suffix!r}")
             return int(number) * _IEC[suffix]
+        from decimal import Decimal, InvalidOperation  # exact SI multiples; few values have a suffix
+
         try:
             return int(Decimal(number) * _SI[suffix])
         except InvalidOperation:  # pragma: no cover - the regex admits only digits

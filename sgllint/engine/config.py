@@ -9,7 +9,6 @@ valid one, like yamllint's strict option validation.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
 import re
@@ -375,6 +374,8 @@ def parse_override(text: str) -> dict:
 
 
 def _suggest(key: str, valid) -> str:
+    import difflib
+
     close = difflib.get_close_matches(key, sorted(valid), n=1, cutoff=0.5)
     return f"; did you mean '{close[0]}'?" if close else f"; valid keys: {', '.join(sorted(valid))}"
 

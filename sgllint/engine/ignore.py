@@ -47,10 +47,17 @@ from typing import Callable, Iterable, Optional, Pattern
 
 from sgllint.resolve.safe_read import NotRead, read_regular_file
 
-try:  # pathspec >= 1.0
-    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern as _WildMatch
-except ImportError:  # pragma: no cover - pathspec 0.12
-    from pathspec.patterns.gitwildmatch import GitWildMatchPattern as _WildMatch
+
+def _wildmatch():
+    """pathspec's gitignore pattern class, imported at the first pattern
+    (a run that reads no ignore file, such as one named file, never pays
+    for it)."""
+    try:  # pathspec >= 1.0
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern as wildmatch
+    except ImportError:  # pragma: no cover - pathspec 0.12
+        from pathspec.patterns.gitwildmatch import GitWildMatchPattern as wildmatch
+    return wildmatch
+
 
 GITIGNORE = ".gitignore"
 DOT_IGNORE = ".ignore"
@@ -121,7 +128,7 @@ def parse_pattern(line: str) -> Optional[IgnorePattern]:
         return None  # an unterminated [ or an unknown [:class:]: git's wildmatch never matches
     body, regexes = classes
     try:
-        compiled = _WildMatch(body)
+        compiled = _wildmatch()(body)
     except Exception:
         return None
     if compiled.include is None or compiled.regex is None:

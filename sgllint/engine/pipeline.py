@@ -19,20 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Protocol
 
-from sgllint import catalog as catalogs
 from sgllint.engine.config import Config
 from sgllint.engine.prefilter import may_launch
-from sgllint.engine.suppress import _NOQA_RE, Suppressions
-from sgllint.formats.conflicts import extract_sides
 from sgllint.formats.registry import detect_format, extractor
 from sgllint.model.diagnostic import Diagnostic
 from sgllint.model.facts import FileFacts, Launch, ParseProblem, Source, Span
 from sgllint.model.rule import FILE_NOT_READ, INTERNAL_ERROR, Rule, builtin_rules, load_rule_dirs
-from sgllint.resolve.argv import resolve
-from sgllint.resolve.context import LaunchContext, pragmas, resolve_gpu, resolve_gpu_count, resolve_model, resolve_version
-from sgllint.resolve.project import scope_for
 from sgllint.resolve.safe_read import NotRead, NotReadReason, read_head, read_regular_file
-from sgllint.resolve.launch import drop_refused, resolve_parsers
+
+# Resolution (catalogs, contexts, wrappers) and suppression are imported by
+# the functions that use them: a file the prefilter rejects (most files of a
+# tree, and many a pre-commit run's only file) never pays for them.
 
 #: what a rule checks unless it says otherwise (``targets``): launches of
 #: SGLang's own server parser (`sgllint.resolve.context.LaunchContext.target`)
@@ -108,6 +105,8 @@ def decode(data: bytes) -> str:
 def extract(source: Source, fmt: str) -> FileFacts:
     """Run the format's extractor (on each side of a merge conflict,
     `formats.conflicts`); a crash becomes a parse problem."""
+    from sgllint.formats.conflicts import extract_sides
+
     try:
         return extract_sides(source, extractor(fmt), fmt) or extractor(fmt)(source)
     except Exception as exc:  # the linter never dies on an input file
@@ -135,6 +134,9 @@ def resolve_launches(facts: FileFacts, options: Options, failures: Optional[list
     """The file's launches, resolved. A launch whose resolution raises is
     left out and, with ``failures``, reported there as SGL999 (the other
     launches are still resolved)."""
+    from sgllint.resolve.context import pragmas
+    from sgllint.resolve.project import scope_for
+
     file_pragmas = pragmas(facts)
     launches = []
     # where the launches' references may be read (sgllint.resolve.project)
@@ -161,6 +163,11 @@ def _parse_config(source: Source):
 
 
 def _resolve_launch(site, facts: FileFacts, options: Options, file_pragmas, scope) -> Launch:
+    from sgllint import catalog as catalogs
+    from sgllint.resolve.argv import resolve
+    from sgllint.resolve.context import LaunchContext, resolve_gpu, resolve_gpu_count, resolve_model, resolve_version
+    from sgllint.resolve.launch import drop_refused, resolve_parsers
+
     version, requested = resolve_version(
         site,
         facts,
@@ -290,6 +297,8 @@ def finish(diagnostics: Iterable[Diagnostic], facts: FileFacts, config: Config, 
     diagnostics = list(diagnostics)
     if not diagnostics:
         return []  # nothing to suppress: the file's comments are not even parsed
+    from sgllint.engine.suppress import _NOQA_RE, Suppressions
+
     if not noqa:
         facts = FileFacts(source=facts.source, format=facts.format, comments=[(o, _NOQA_RE.sub("", t)) for o, t in facts.comments])
     kept = [d for d in Suppressions.from_facts(facts).filter(diagnostics) if not config.ignores_sglang_check(d)]

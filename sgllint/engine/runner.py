@@ -218,11 +218,14 @@ def _work(task: tuple) -> Optional[tuple]:
 
 def lint_many(files: Iterable, options, jobs: Optional[int] = 1, cache_dir: Optional[str] = None) -> Iterator:
     """`pipeline.FileResult` for each `walk.Walked` (path, explicit, refusal), in order."""
-    from sgllint.engine.cache import Cache, StatIndex, options_key
+    cache = index = None
+    okey = ""
+    if cache_dir is not None:  # hashing and the index's reader only for a run that caches
+        from sgllint.engine.cache import Cache, StatIndex, options_key
 
-    cache = Cache(cache_dir) if cache_dir is not None else None
-    okey = options_key(options) if cache is not None else ""
-    index = StatIndex(cache) if cache is not None else None
+        cache = Cache(cache_dir)
+        okey = options_key(options)
+        index = StatIndex(cache)
     limit = options.config.max_file_size
     jobs = resolve_jobs(jobs)
     files = iter(files)

@@ -18,7 +18,8 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv else None)  # only the subcommand's own parser
     args = parser.parse_args(argv)
     try:
         if args.command == "check":
@@ -268,7 +269,6 @@ def _check_paths(args) -> int:
         flag = "--" + (mode or "compare_to").replace("_", "-")
         print(f"sgllint: error: {flag} prints text of its own; it cannot be combined with --output-format {fmt}", file=sys.stderr)
         return EXIT_ERROR
-    from sgllint.catalog import UnknownVersion, resolve_version
     from sgllint.engine.config import ConfigError
     from sgllint.model.diagnostic import Severity
 
@@ -283,6 +283,8 @@ def _check_paths(args) -> int:
     if args.show_settings or args.show_files:
         return _show(args, groups) if groups else EXIT_CLEAN
     if args.compare_to:
+        from sgllint.catalog import UnknownVersion, resolve_version
+
         try:
             resolve_version(args.compare_to)
         except UnknownVersion:
@@ -593,9 +595,11 @@ def _fast(args) -> dict:
     (--show-context, --compare-to, --fix, --diff)."""
     if any(getattr(args, k, None) for k in ("show_context", "compare_to", "fix", "diff", "add_noqa")):
         return {}
+    if args.no_cache:
+        return {"jobs": args.jobs, "cache_dir": None}
     from sgllint.engine.cache import DEFAULT_DIR
 
-    return {"jobs": args.jobs, "cache_dir": None if args.no_cache else (args.cache_dir or DEFAULT_DIR)}
+    return {"jobs": args.jobs, "cache_dir": args.cache_dir or DEFAULT_DIR}
 
 
 def _compare(args, groups) -> int:

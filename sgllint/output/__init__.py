@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-import inspect
+import types
 from typing import Callable, Sequence
 
 from sgllint.model.diagnostic import Diagnostic
@@ -53,7 +53,7 @@ def renderer(name: str, max_diagnostics: int = 0, **run) -> Callable[[Sequence[D
     tells the user once; ``root``: the repository root paths are relative
     to); each format takes the ones its ``render`` names."""
     render = importlib.import_module(FORMATS[name]).render
-    accepted = inspect.signature(render).parameters
+    accepted = _parameters(render)
     kwargs = {k: v for k, v in run.items() if k in accepted}
     if name in SUMMARISED:
         kwargs["max_per_file"] = max_diagnostics
@@ -63,4 +63,18 @@ def renderer(name: str, max_diagnostics: int = 0, **run) -> Callable[[Sequence[D
 def carries(name: str, fact: str) -> bool:
     """Whether format ``name`` shows the run fact ``fact`` in its document
     (else the CLI says it on stderr)."""
-    return fact in inspect.signature(importlib.import_module(FORMATS[name]).render).parameters
+    return fact in _parameters(importlib.import_module(FORMATS[name]).render)
+
+
+def _parameters(render: Callable) -> tuple[str, ...]:
+    """The names of ``render``'s parameters: read from a plain function's
+    code (importing `inspect` costs a one-file run more than its linting),
+    else from `inspect.signature`."""
+    if isinstance(render, types.FunctionType) and not hasattr(render, "__wrapped__") and not hasattr(render, "__signature__"):
+        code = render.__code__
+        flags = code.co_flags
+        n = code.co_argcount + code.co_kwonlyargcount + bool(flags & 0x04) + bool(flags & 0x08)  # *args, **kwargs
+        return code.co_varnames[:n]
+    import inspect
+
+    return tuple(inspect.signature(render).parameters)

@@ -267,6 +267,8 @@ def project_pin(path: Path, scope: Optional[Scope] = None, pin_re: Optional[re.P
 
 @functools.lru_cache(maxsize=1)
 def installed_version() -> Optional[str]:
+    if not _may_be_installed("sglang"):
+        return None  # importlib.metadata costs more to import than a run of one file
     from importlib import metadata
 
     try:
@@ -275,6 +277,31 @@ def installed_version() -> Optional[str]:
         return None
     except Exception:  # a broken environment must not break the linter
         return None
+
+
+def _may_be_installed(name: str) -> bool:
+    """False only when no `sys.path` directory holds metadata of a
+    distribution ``name`` (``name-X.dist-info``, ``name.egg-info``, ...), and
+    no finder but the standard ones could know of one: what
+    ``importlib.metadata.version`` would then fail to find."""
+    import sys
+
+    standard = ("PathFinder", "BuiltinImporter", "FrozenImporter")
+    for finder in sys.meta_path:
+        if getattr(finder, "find_distributions", None) is not None and getattr(finder, "__name__", type(finder).__name__) not in standard:
+            return True
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except NotADirectoryError:
+            return True  # a zip archive on the path: let importlib.metadata look inside
+        except OSError:
+            continue
+        for n in names:
+            low = n.lower()
+            if low.startswith(name) and low[len(name):len(name) + 1] in ("-", "."):
+                return True
+    return False
 
 
 def _usable(requested: str) -> Optional[str]:

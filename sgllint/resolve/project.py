@@ -22,7 +22,6 @@ import functools
 import os
 import stat
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Union
@@ -248,6 +247,8 @@ def replace_atomically(path: PathLike, data: bytes, like: Optional[os.stat_resul
     and a hard link to the old file keeps the old contents. ``like``: the
     old file's stat, whose mode (and owner, where allowed) the new file
     takes."""
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tmp-", suffix=suffix)
     try:
         with os.fdopen(fd, "wb") as f:

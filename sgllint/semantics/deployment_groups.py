@@ -40,12 +40,25 @@ _LOCAL_HOSTS = {"127.0.0.1", "localhost", "0.0.0.0", "[::1]", "::1"}
 _URL_RE = re.compile(r"(?:https?://)?(\[[^\]]+\]|[^:/\s]+)(?::(\d{1,5}))?(?:/.*)?\Z")
 
 
+#: the hint of a launch made on one path of its call (sgllint/formats/python/launches.py)
+_BRANCH_PATH = "branch-path"
+
+
 def group_of(launches: list[Launch]) -> list[Launch]:
     """The launches judged as one deployment: none in Markdown, whose code
     blocks show alternatives (a 2-node and a 4-node recipe), not one group."""
     if not launches or launches[0].site.source.path.lower().endswith((".md", ".markdown", ".mdx", ".rst")):
         return []
-    return launches
+    # one call's launches on the paths through its branches are alternatives
+    # (a process started one way or the other): one of them stands for the call
+    out, calls = [], set()
+    for launch in launches:
+        if any(h.kind == _BRANCH_PATH for h in launch.site.hints):
+            if launch.site.span in calls:
+                continue
+            calls.add(launch.site.span)
+        out.append(launch)
+    return out
 
 
 def _known(value) -> bool:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from sgllint.model.facts import Launch, Span, is_known
+from sgllint.model.facts import Launch, Span
 from sgllint.model.unknown import UNKNOWN
 from sgllint.semantics import deterministic as det
 

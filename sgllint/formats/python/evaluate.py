@@ -10,12 +10,14 @@ concatenation and f-strings, ``" ".join(...)``, ``.split()``,
 from __future__ import annotations
 
 import ast
+import copy
 import re
 import string
 import warnings
 from typing import Any, Callable, Optional
 
 from sgllint.formats.python.commands import posix_words, whitespace_words
+from sgllint.formats.python.paths import Choices, branch_sides, over_paths
 from sgllint.formats.python.values import (
     AbsVal,
     DictVal,
@@ -61,6 +63,34 @@ class Evaluator:
         self.star_modules = star_modules
         # what a call of a function defined in the file returns (or None)
         self.call_local = call_local
+        # the paths the evaluation under way follows (None between evaluations)
+        self._choices: Optional[Choices] = None
+        # which path of each argument a launch being built takes (see `picking`)
+        self._picks: Optional[Choices] = None
+
+    def picking(self, picks: Choices) -> "Evaluator":
+        """This evaluator, taking for each expression it is asked for (not
+        the parts of one) the path ``picks`` says."""
+        other = copy.copy(self)
+        other._picks = picks
+        return other
+
+    def over_paths(self, compute: Callable[[], AbsVal]) -> AbsVal:
+        """``compute()``, an evaluation that reads names through `chosen`,
+        once per path of the values it reads (see `paths.over_paths`)."""
+        if self._choices is not None:
+            return compute()
+        self._choices = Choices()
+        try:
+            return over_paths(self._choices, compute)
+        finally:
+            self._choices = None
+
+    def chosen(self, value):
+        """A name's value on the path the evaluation under way follows."""
+        if self._choices is None:
+            return value
+        return self._choices.pick(value, value)
 
     # -- names ----------------------------------------------------------------
 
@@ -103,6 +133,12 @@ class Evaluator:
     # -- dispatch ---------------------------------------------------------------
 
     def eval(self, node) -> AbsVal:
+        if self._choices is not None:
+            return self._dispatch(node)
+        result = self.over_paths(lambda: self._dispatch(node))
+        return result if self._picks is None else self._picks.pick(node, result)
+
+    def _dispatch(self, node) -> AbsVal:
         method = getattr(self, "_eval_" + type(node).__name__, None)
         if method is None:
             return self._opaque(node, "an expression")
@@ -203,8 +239,9 @@ class Evaluator:
         return self._at_use(value, node)
 
     def _at_use(self, value: AbsVal, node) -> AbsVal:
-        """A value not tied to one literal (it differs by branch) is
-        reported where it is used."""
+        """A name's value on the path followed; a value not tied to one
+        literal (it differs by branch) is reported where it is used."""
+        value = self.chosen(value)
         if isinstance(value, Scalar) and value.span is None:
             v = value.value
             if isinstance(v, Unresolved):
@@ -321,7 +358,7 @@ class Evaluator:
         return self._opaque(node, "an expression")
 
     def _eval_IfExp(self, node) -> AbsVal:
-        merged = merge(self.value(node.body), self.value(node.orelse), "a conditional expression")
+        merged = merge(self.value(node.body), self.value(node.orelse), "a conditional expression", sides=branch_sides(id(node)))
         return self._at_use(merged, node)
 
     def _eval_Subscript(self, node) -> AbsVal:
@@ -431,9 +468,15 @@ class Evaluator:
         if args is None or len(args) != 1:
             return None
         items = self.value(args[0])
-        if isinstance(items, ListVal) and all(isinstance(i, Scalar) and i.known and _SHELL_SAFE.match(str(i.value)) for i in items.items):
-            return self._join(node, Str.spread(" ", self.ctx.span(node.func)), items)
-        return None
+        if not isinstance(items, ListVal):
+            return None
+        # shlex.join quotes each element, so an element the shell would split or expand
+        # stays one word: an opaque one-word hole, never its unquoted text
+        quoted = tuple(
+            unknown(str(i.value), "an element shlex.join quotes", i.span)
+            if isinstance(i, Scalar) and i.known and not _SHELL_SAFE.match(str(i.value)) else i
+            for i in items.items)
+        return self._join(node, Str.spread(" ", self.ctx.span(node.func)), ListVal(quoted, items.span))
 
     def _method_join(self, node, receiver) -> Optional[Scalar]:
         args = self._positional(node)

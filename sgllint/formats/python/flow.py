@@ -12,21 +12,23 @@ run after their enclosing scope, seeing its names as they are at its end
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Callable, Iterator, Optional
+from dataclasses import dataclass, field
+from typing import Callable, Optional
 
 import libcst as cst
 
 from sgllint.formats.python.evaluate import Evaluator, _dotted
+from sgllint.formats.python.mutations import extend, method_mutation, write_item
+from sgllint.formats.python.paths import branch_sides
+from sgllint.formats.python.syntax import bind_call, calls_in, flatten_targets, leaves_early, name_of, parameters
 from sgllint.formats.python.values import (
+    NO_SIDES,
     AbsVal,
     DictVal,
-    Entry,
     Imported,
     ListVal,
     Scalar,
     Splat,
-    Str,
     merge,
     same,
     unknown,
@@ -77,10 +79,11 @@ class Env:
         return self.star_modules + self.frame.outer_star_modules
 
 
-def merge_envs(a: Env, b: Env, why: str) -> Env:
+def merge_envs(a: Env, b: Env, why: str, paths: bool = True, sides: tuple = NO_SIDES) -> Env:
+    """The names after two paths that left ``a`` and ``b`` (see `merge`)."""
     out = a.copy()
     for name, value in b.vars.items():
-        out.vars[name] = merge(a.vars[name], value, why) if name in a.vars else value
+        out.vars[name] = merge(a.vars[name], value, why, paths, sides) if name in a.vars else value
     out.star_modules = tuple(dict.fromkeys(a.star_modules + b.star_modules))
     return out
 
@@ -107,45 +110,6 @@ class Frame:
         return self.parent.lookup_from_inside(name) if self.parent is not None else None
 
 
-#: the comprehension nodes: their loop variables shadow the scope's names
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def calls_in(node) -> list[tuple[cst.Call, frozenset]]:
-    """The calls in ``node``, each with the names that comprehensions and
-    lambdas around it bind (those shadow the scope's names). A plain field
-    walk: libcst's visitor rebuilds every node it passes."""
-    out: list[tuple[cst.Call, frozenset]] = []
-    stack = [(node, frozenset())]
-    while stack:
-        current, bound = stack.pop()
-        kind = type(current)
-        if kind is cst.Call:
-            out.append((current, bound))
-        elif kind is cst.Lambda:
-            bound = bound | frozenset(p.name.value for p in _parameters(current.params))
-        elif kind in _COMPREHENSIONS:
-            names = []
-            comp = current.for_in
-            while comp is not None:  # for a in x for b in y ...
-                names.extend(_dotted(t) for t in _flatten_targets(comp.target) if _dotted(t))
-                comp = comp.inner_for_in
-            bound = bound | frozenset(names)
-        names_of = _CHILD_FIELDS.get(kind)
-        if names_of is None:
-            names_of = _CHILD_FIELDS[kind] = tuple(f.name for f in fields(kind))
-        children = []
-        for name in names_of:
-            value = getattr(current, name)
-            if isinstance(value, cst.CSTNode):
-                children.append(value)
-            elif isinstance(value, (list, tuple)):
-                children.extend(v for v in value if isinstance(v, cst.CSTNode))
-        stack.extend((child, bound) for child in reversed(children))
-    return out
-
-
 class Interpreter:
     """Runs a module's statements abstractly; ``on_call`` sees every call."""
 
@@ -166,6 +130,7 @@ class Interpreter:
         self._call_budget = _MAX_CALLS_EVALUATED
         self._outer_budget = _MAX_CALLS_PER_EXPRESSION
         self._returns: Optional[list[AbsVal]] = None
+        self._branches_run = 0
 
     def _enter_top(self, statement) -> None:
         self._top = statement
@@ -189,7 +154,7 @@ class Interpreter:
     def _run_function(self, node: cst.FunctionDef, enclosing: Frame, stars: tuple[str, ...]) -> None:
         frame = Frame(enclosing, outer_star_modules=stars)
         env = Env(frame, enclosing.lookup_from_inside)
-        for param in _parameters(node.params):
+        for param in parameters(node.params):
             env.bind(param.name.value, unknown(param.name.value, f"'{param.name.value}' is a function parameter"))
         frame.final = self.exec_suite(node.body, env)
 
@@ -230,7 +195,7 @@ class Interpreter:
         self._call_budget -= 1
         self._outer_budget -= 1
         node, enclosing, stars = found
-        arguments = _bind_call(node.params, call, ev)
+        arguments = bind_call(node.params, call, ev)
         if arguments is None:
             return None
         frame = Frame(enclosing, outer_star_modules=stars)
@@ -251,7 +216,7 @@ class Interpreter:
         if not results:
             return None
         value = results[0]
-        for other in results[1:]:
+        for other in results[1:]:  # each return is a path of its own
             value = merge(value, other, f"the returns of {name}()")
         return value
 
@@ -318,9 +283,8 @@ class Interpreter:
     def _exec_AugAssign(self, node, env: Env) -> Env:
         self.scan(node, env)
         ev = self.evaluator(env)
-        current = ev.value(node.target)
         if isinstance(node.operator, cst.AddAssign):
-            value = _extend(ev, node, current)
+            value = ev.over_paths(lambda: extend(ev, node, ev.value(node.target)))
         else:
             value = unknown(self.ctx.code(node.target), "changed by an operator")
         dotted = _dotted(node.target)
@@ -338,7 +302,7 @@ class Interpreter:
 
     def _exec_Import(self, node, env: Env) -> Env:
         for alias in node.names:
-            dotted = _name_of(alias.name)
+            dotted = name_of(alias.name)
             if alias.asname is not None:
                 env.bind(alias.asname.name.value, Imported(dotted))
             else:
@@ -347,18 +311,18 @@ class Interpreter:
         return env
 
     def _exec_ImportFrom(self, node, env: Env) -> Env:
-        module = "." * len(node.relative) + (_name_of(node.module) if node.module is not None else "")
+        module = "." * len(node.relative) + (name_of(node.module) if node.module is not None else "")
         if isinstance(node.names, cst.ImportStar):
             env.star_modules = env.star_modules + (module,)
             return env
         for alias in node.names:
-            name = _name_of(alias.name)
+            name = name_of(alias.name)
             bound = alias.asname.name.value if alias.asname is not None else name
             env.bind(bound, Imported(f"{module}.{name}"))
         return env
 
     def _exec_Del(self, node, env: Env) -> Env:
-        for target in _flatten_targets(node.target):
+        for target in flatten_targets(node.target):
             if isinstance(target, cst.Name):
                 env.vars.pop(target.value, None)
             elif isinstance(target, cst.Subscript):
@@ -376,7 +340,8 @@ class Interpreter:
             skipped = self._exec_If(node.orelse, env.copy())
         else:
             skipped = self.exec_suite(node.orelse.body, env.copy())
-        return merge_envs(taken, skipped, f"a branch at line {self.ctx.line(node)}")
+        self._branches_run += 1  # each run of an if (a loop's, a function's) decides anew
+        return merge_envs(taken, skipped, f"a branch at line {self.ctx.line(node)}", sides=branch_sides(("if", self._branches_run)))
 
     def _exec_For(self, node, env: Env) -> Env:
         self.scan(node.iter, env)
@@ -400,7 +365,7 @@ class Interpreter:
             and len(target.elements) == 2
             and all(isinstance(e.value, cst.Name) for e in target.elements)
             and node.orelse is None
-            and not _leaves_early(node.body)
+            and not leaves_early(node.body)
         ):
             return None
         mapping = self.evaluator(env).eval(it.func.value)
@@ -438,11 +403,11 @@ class Interpreter:
             finally:
                 self.recording = recording
                 self._loop_depth -= 1
-            entry = merge_envs(env, first, why)
+            entry = merge_envs(env, first, why, paths=False)
         second = entry.copy()
         bind_target(second)
         second = self.exec_suite(node.body, second)
-        after = merge_envs(entry, second, why)
+        after = merge_envs(entry, second, why, paths=False)
         if node.orelse is not None:
             after = self.exec_suite(node.orelse.body, after)
         return after
@@ -451,7 +416,7 @@ class Interpreter:
         why = f"a try statement at line {self.ctx.line(node)}"
         body = self.exec_suite(node.body, env.copy())
         outcomes = [self.exec_suite(node.orelse.body, body) if node.orelse is not None else body]
-        handler_start = merge_envs(env, body, why)
+        handler_start = merge_envs(env, body, why, paths=False)
         for handler in node.handlers:
             self.scan(handler.type, env)
             start = handler_start.copy()
@@ -460,7 +425,7 @@ class Interpreter:
             outcomes.append(self.exec_suite(handler.body, start))
         result = outcomes[0]
         for other in outcomes[1:]:
-            result = merge_envs(result, other, why)
+            result = merge_envs(result, other, why, paths=False)
         if node.finalbody is not None:
             result = self.exec_suite(node.finalbody.body, result)
         return result
@@ -479,7 +444,7 @@ class Interpreter:
         why = f"a match statement at line {self.ctx.line(node)}"
         result = env
         for case in node.cases:
-            result = merge_envs(result, self.exec_suite(case.body, env.copy()), why)
+            result = merge_envs(result, self.exec_suite(case.body, env.copy()), why, paths=False)
         return result
 
     def _exec_FunctionDef(self, node, env: Env) -> Env:
@@ -531,220 +496,32 @@ class Interpreter:
             self._bind_unknown(target, env, "unpacked from a value that is not known statically")
 
     def _bind_unknown(self, target, env: Env, why: str) -> None:
-        for t in _flatten_targets(target):
+        for t in flatten_targets(target):
             dotted = _dotted(t)
             if dotted is not None:
                 env.bind(dotted, unknown(dotted, f"'{dotted}' is {why}"))
 
     def _write_item(self, target: cst.Subscript, value: Optional[AbsVal], env: Env, delete: bool = False) -> None:
-        """``d["k"] = v``, ``args[i] = v`` and ``del d["k"]``."""
+        """``d["k"] = v``, ``args[i] = v`` and ``del d["k"]``, on each path."""
         name = _dotted(target.value)
         container = env.lookup(name) if name is not None else None
         if not isinstance(container, (DictVal, ListVal)):
             return
         ev = self.evaluator(env)
         index_node = target.slice[0].slice.value if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) else None
-        key = ev.value(index_node) if index_node is not None else None
-        known_key = key.value if isinstance(key, Scalar) and key.known else None
-        if isinstance(container, DictVal):
-            if not isinstance(known_key, str):
-                updated = container.with_opaque(f"a key of '{name}' is set at run time")
-            elif delete:
-                updated = container.without(known_key)
-            else:
-                updated = container.with_entry(Entry(known_key, key.span, value))
-        else:
-            items = list(container.items)
-            if isinstance(known_key, int) and not any(isinstance(i, Splat) for i in items) and -len(items) <= known_key < len(items):
-                if delete:
-                    del items[known_key]
-                else:
-                    items[known_key] = value
-            else:
-                items = [Splat(f"'{name}' is changed at run time")]
-            updated = ListVal(tuple(items), container.span)
-        env.vars[name] = updated
+
+        def written() -> AbsVal:
+            key = ev.value(index_node) if index_node is not None else None
+            return write_item(ev.chosen(container), key, value, name, delete)
+
+        env.vars[name] = ev.over_paths(written)
 
     def _mutating_call(self, call: cst.Call, env: Env) -> None:
-        """``args.append(x)``, ``args.extend(xs)``, ``d.update(...)``, ..."""
+        """``args.append(x)``, ``args.extend(xs)``, ``d.update(...)``, ...
+        on each path the container has."""
         name = _dotted(call.func.value)
         container = env.lookup(name) if name is not None else None
-        if not isinstance(container, (ListVal, DictVal)):
-            return
-        ev = self.evaluator(env)
-        method = call.func.attr.value
-        mutate = _LIST_MUTATIONS.get(method) if isinstance(container, ListVal) else _DICT_MUTATIONS.get(method)
+        mutate = method_mutation(container, call.func.attr.value)
         if mutate is not None:
-            env.vars[name] = mutate(ev, container, call, name)
-
-
-def _extend(ev: Evaluator, node: cst.AugAssign, current: AbsVal) -> AbsVal:
-    """``x += value``: lists grow; strings keep every piece's offsets."""
-    right = ev.value(node.value)
-    if isinstance(current, ListVal):
-        return ListVal(current.items + tuple(_items_of(ev, right, node.value)), current.span)
-    if isinstance(current, Scalar) and (isinstance(current.value, str) or current.text is not None):
-        left_text = ev.as_str(current, node.target)
-        right_text = ev.as_str(right, node.value, ev.ctx.span(node.value))
-        if left_text is not None and right_text is not None:
-            joined: Str = left_text + right_text
-            return ev.string_scalar(joined, joined.span(ev.ctx.source))
-    numbers = (int, float)
-    if isinstance(current, Scalar) and isinstance(right, Scalar) and isinstance(current.value, numbers) and isinstance(right.value, numbers):
-        return Scalar(current.value + right.value, ev.ctx.span(node))
-    return unknown(ev.ctx.code(node.target), "changed by an operator")
-
-
-def _items_of(ev: Evaluator, value: AbsVal, node) -> list:
-    if isinstance(value, ListVal):
-        return list(value.items)
-    return [Splat(f"{ev.ctx.code(node)} may hold any number of arguments", ev.ctx.span(node))]
-
-
-def _positional_args(call: cst.Call) -> Optional[list]:
-    if any(a.keyword is not None or a.star for a in call.args):
-        return None
-    return [a.value for a in call.args]
-
-
-def _list_append(ev: Evaluator, lst: ListVal, call: cst.Call, name: str) -> ListVal:
-    args = _positional_args(call)
-    if args is None or len(args) != 1:
-        return ListVal(lst.items + (Splat(f"'{name}' is changed at run time"),), lst.span)
-    return ListVal(lst.items + (ev.value(args[0]),), lst.span)
-
-
-def _list_extend(ev: Evaluator, lst: ListVal, call: cst.Call, name: str) -> ListVal:
-    args = _positional_args(call)
-    if args is None or len(args) != 1:
-        return ListVal(lst.items + (Splat(f"'{name}' is changed at run time"),), lst.span)
-    return ListVal(lst.items + tuple(_items_of(ev, ev.value(args[0]), args[0])), lst.span)
-
-
-def _list_insert(ev: Evaluator, lst: ListVal, call: cst.Call, name: str) -> ListVal:
-    args = _positional_args(call)
-    index = ev.value(args[0]) if args and len(args) == 2 else None
-    items = list(lst.items)
-    if isinstance(index, Scalar) and isinstance(index.value, int) and not any(isinstance(i, Splat) for i in items):
-        items.insert(index.value, ev.value(args[1]))
-        return ListVal(tuple(items), lst.span)
-    return ListVal((Splat(f"'{name}' is changed at run time"),), lst.span)
-
-
-def _list_reordered(ev: Evaluator, lst: ListVal, call: cst.Call, name: str) -> ListVal:
-    return ListVal((Splat(f"'{name}' is changed at run time"),), lst.span)
-
-
-def _dict_update(ev: Evaluator, d: DictVal, call: cst.Call, name: str) -> DictVal:
-    update = ev.keywords_dict(call, call.args)
-    for e in update.entries:
-        d = d.with_entry(e)
-    for reason in update.opaque:
-        d = d.with_opaque(reason)
-    return d
-
-
-def _dict_setdefault(ev: Evaluator, d: DictVal, call: cst.Call, name: str) -> DictVal:
-    args = _positional_args(call)
-    key = ev.value(args[0]) if args else None
-    if not (isinstance(key, Scalar) and isinstance(key.value, str)):
-        return d.with_opaque(f"a key of '{name}' is set at run time")
-    if d.get(key.value) is not None:
-        return d
-    value = ev.value(args[1]) if len(args) > 1 else Scalar(None, key.span)
-    return d.with_entry(Entry(key.value, key.span, value))
-
-
-def _dict_pop(ev: Evaluator, d: DictVal, call: cst.Call, name: str) -> DictVal:
-    args = _positional_args(call)
-    key = ev.value(args[0]) if args else None
-    if isinstance(key, Scalar) and isinstance(key.value, str):
-        return d.without(key.value)
-    return d.with_opaque(f"a key of '{name}' is removed at run time")
-
-
-def _dict_clear(ev: Evaluator, d: DictVal, call: cst.Call, name: str) -> DictVal:
-    return DictVal((), d.opaque, d.span)
-
-
-_LIST_MUTATIONS = {
-    "append": _list_append,
-    "extend": _list_extend,
-    "insert": _list_insert,
-    "sort": _list_reordered,
-    "reverse": _list_reordered,
-    "remove": _list_reordered,
-    "pop": _list_reordered,
-    "clear": lambda ev, lst, call, name: ListVal((), lst.span),
-}
-
-_DICT_MUTATIONS = {
-    "update": _dict_update,
-    "setdefault": _dict_setdefault,
-    "pop": _dict_pop,
-    "clear": _dict_clear,
-}
-
-
-def _leaves_early(body) -> bool:
-    """Whether a loop body may end an iteration early (``break``,
-    ``continue``, ``return``, ``raise``, ``yield``)."""
-    stack = [body]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (cst.Break, cst.Continue, cst.Return, cst.Raise, cst.Yield)):
-            return True
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        stack.extend(current.children)
-    return False
-
-
-def _bind_call(params: cst.Parameters, call: cst.Call, ev: Evaluator) -> Optional[list[tuple[str, AbsVal]]]:
-    """Each parameter of ``params`` with the value ``call`` passes it (or
-    its literal default; unknown otherwise). None when the call unpacks
-    ``*args``/``**kwargs`` (which arguments go where is not known)."""
-    if any(a.star for a in call.args):
-        return None
-    positional = [a.value for a in call.args if a.keyword is None]
-    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-    out = []
-    ordered = list(params.posonly_params) + list(params.params)
-    for i, param in enumerate(ordered):
-        name = param.name.value
-        node = positional[i] if i < len(positional) else keywords.get(name, param.default)
-        out.append((name, ev.eval(node) if node is not None else unknown(name, f"'{name}' is a function parameter")))
-    for param in params.kwonly_params:
-        name = param.name.value
-        node = keywords.get(name, param.default)
-        out.append((name, ev.eval(node) if node is not None else unknown(name, f"'{name}' is a function parameter")))
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            out.append((star.name.value, unknown(star.name.value, f"'{star.name.value}' is a function parameter")))
-    return out
-
-
-def _parameters(params: cst.Parameters) -> Iterator[cst.Param]:
-    yield from params.posonly_params
-    yield from params.params
-    yield from params.kwonly_params
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            yield star
-
-
-def _flatten_targets(target) -> Iterator:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _flatten_targets(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _flatten_targets(target.value)
-    else:
-        yield target
-
-
-def _name_of(node) -> str:
-    """``a.b.c`` of an import."""
-    if isinstance(node, cst.Attribute):
-        return f"{_name_of(node.value)}.{node.attr.value}"
-    return node.value
+            ev = self.evaluator(env)
+            env.vars[name] = ev.over_paths(lambda: mutate(ev, ev.chosen(container), call, name))

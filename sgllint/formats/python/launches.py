@@ -18,6 +18,7 @@ from sgllint.formats.python.commands import (
     starts_or_ends_with_quote,
     word_token,
 )
+from sgllint.formats.python.paths import Choices
 from sgllint.formats.python.values import DictVal, ListVal, Scalar, Splat
 from sgllint.model.launchers import find_launch, shell_c_script
 from sgllint.model.facts import (
@@ -32,6 +33,10 @@ from sgllint.model.facts import (
     Unresolved,
 )
 
+#: the hint a launch made on one path through the branches carries (its
+#: number among the call's paths): one call's paths are alternatives, never
+#: servers of one deployment
+BRANCH_PATH_HINT = "branch-path"
 _KEYWORD_ENTRIES = {"Engine": "sglang.Engine(...)", "Runtime": "sglang.Runtime(...)", "ServerArgs": "ServerArgs(...)"}
 _SGLANG_CALLS = set(_KEYWORD_ENTRIES) | {"popen_launch_server", "launch_server_cmd"}
 #: how each process-starting function takes its command
@@ -70,12 +75,38 @@ class LaunchBuilder:
         self._seen: set[int] = set()  # calls already turned into sites
 
     def on_call(self, call, ev) -> None:
+        """The launch ``call`` makes, once per path through the branches
+        that built its arguments (a path's launch has that path's words,
+        so what one path gets wrong is found on it, and nothing is found
+        that no path has)."""
         if id(call) in self._seen:
             return
         kind = _launch_kind(ev.qualname(call.func))
         if kind is None:
             return
         self._seen.add(id(call))
+        picks = Choices()
+        before = len(self.facts.sites)
+        self._launch(call, ev.picking(picks), kind)
+        combos = picks.combinations() if picks.met else None
+        if not combos:
+            return  # one path, or too many: the launch with the join of their arguments
+        del self.facts.sites[before:]
+        built = []
+        for number, (combo, _) in enumerate(combos, 1):
+            picks.fix(combo)
+            self._launch(call, ev.picking(picks), kind)
+            built.extend((number, site) for site in self.facts.sites[before:])
+            del self.facts.sites[before:]
+        seen: set = set()
+        for number, site in built:
+            key = _site_key(site)
+            if key not in seen:  # paths that differ in what this call does not pass
+                seen.add(key)
+                site.hints.append(ContextHint(BRANCH_PATH_HINT, number, site.entry_span))
+                self.facts.sites.append(site)
+
+    def _launch(self, call, ev, kind: str) -> None:
         if kind in _KEYWORD_ENTRIES:
             self._keyword_launch(call, ev, kind)
         elif kind == "popen_launch_server":
@@ -344,6 +375,17 @@ class LaunchBuilder:
 # ---------------------------------------------------------------------------
 
 
+def _site_key(site: LaunchSite) -> tuple:
+    """What tells two paths' launches of one call apart."""
+    return (
+        site.entry,
+        tuple((repr(t.value), t.span.start, t.span.end) for t in site.tokens),
+        tuple((k.name, repr(k.value), k.name_span.start, k.value_span.start) for k in site.kwargs),
+        tuple((e.name, repr(e.value), e.span.start) for e in site.env),
+        tuple(site.opaque),
+    )
+
+
 def _launch_kind(qualname: Optional[str]) -> Optional[str]:
     """Which launch form a call's imported name is (None: not a launch)."""
     if qualname is None:
@@ -435,5 +477,3 @@ def _restore_placeholders(text: str, env: dict) -> str:
     for name, value in env.items():
         text = text.replace("${" + name + "}", value.raw)
     return text
-
-

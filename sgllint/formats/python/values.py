@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import unicodedata
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Union
 
 from sgllint.model.facts import Source, SourceMap, Span, Unresolved
@@ -124,6 +124,9 @@ class Scalar:
     value: object
     span: Optional[Span]
     text: Optional[Str] = None
+    #: the value on each path through the branches that built it, when they
+    #: differ as commands do (`Path`s, see `alternatives`); ``value`` is their join
+    paths: tuple = ()
 
     @property
     def known(self) -> bool:
@@ -142,6 +145,9 @@ class Splat:
 class ListVal:
     items: tuple  # of AbsVal or Splat
     span: Optional[Span]
+    #: the list on each path through the branches that extended it
+    #: differently; ``items`` is their join (a `Splat` where they differ)
+    paths: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -156,6 +162,8 @@ class DictVal:
     entries: tuple[Entry, ...]
     opaque: tuple[str, ...]  # why the dict may hold more keys than seen
     span: Optional[Span]
+    #: the dict on each path through branches that set different keys
+    paths: tuple = ()
 
     def get(self, key: str) -> Optional[Entry]:
         for e in self.entries:
@@ -166,8 +174,9 @@ class DictVal:
     def with_entry(self, entry: Entry) -> "DictVal":
         """``d[key] = value``: an existing key keeps its place (dict order)."""
         if self.get(entry.key) is None:
-            return DictVal(self.entries + (entry,), self.opaque, self.span)
-        entries = tuple(entry if e.key == entry.key else e for e in self.entries)
+            entries = self.entries + (entry,)
+        else:
+            entries = tuple(entry if e.key == entry.key else e for e in self.entries)
         return DictVal(entries, self.opaque, self.span)
 
     def without(self, key: str) -> "DictVal":
@@ -333,19 +342,85 @@ def same(a, b) -> bool:
     return False
 
 
-def merge(a, b, why: str):
+#: what a join adds to each side's paths: nothing
+NO_SIDES: tuple = (frozenset(), frozenset())
+
+
+def merge(a, b, why: str, paths: bool = True, sides: tuple = NO_SIDES):
     """What a name holds after two paths (branches, loop iterations) that
-    left ``a`` and ``b``: what they agree on stays known."""
+    left ``a`` and ``b``: what they agree on stays known. With ``paths``
+    (branches, not loop iterations, whose count is unknown) lists and dicts
+    that differ in their arguments, and command strings that differ, also
+    keep the value of each path (`alternatives`), ``a``'s taken under the
+    branch decisions ``sides[0]``, ``b``'s under ``sides[1]``."""
     if same(a, b):
         return a
     if isinstance(a, Imported) != isinstance(b, Imported):
         # try: import sglang / except ImportError: sglang = None
         return a if isinstance(a, Imported) else b
     if isinstance(a, ListVal) and isinstance(b, ListVal):
-        return _merge_lists(a, b, why)
-    if isinstance(a, DictVal) and isinstance(b, DictVal):
-        return _merge_dicts(a, b, why)
-    return Scalar(Unresolved(_describe(a), f"differs by {why}: {_describe(a)} or {_describe(b)}"), None)
+        joined, differ = _merge_lists(a, b, why)
+    elif isinstance(a, DictVal) and isinstance(b, DictVal):
+        joined, differ = _merge_dicts(a, b, why)
+    else:
+        joined = Scalar(Unresolved(_describe(a), f"differs by {why}: {_describe(a)} or {_describe(b)}"), None)
+        if not (isinstance(a, Scalar) and isinstance(b, Scalar)):
+            return joined
+        differ = _command_like(a) or _command_like(b)
+    if not paths or not (a.paths or b.paths or differ):
+        return joined
+    return with_paths(joined, [Path(a, sides[0]), Path(b, sides[1])])
+
+
+#: a value is followed along at most this many paths; past that only its join is
+MAX_PATHS = 16
+
+
+@dataclass(frozen=True)
+class Path:
+    """A value on one path through the branches, and the decisions that
+    lead there: (branch, side) pairs, so values of two names are combined
+    only as one path can hold them."""
+
+    value: object
+    decisions: frozenset = frozenset()
+
+
+def consistent(decisions) -> bool:
+    """Whether no branch is taken both ways."""
+    branches = [branch for branch, _ in decisions]
+    return len(branches) == len(set(branches))
+
+
+def alternatives(value) -> tuple:
+    """What ``value`` holds on each path through the branches that built it
+    (itself alone, under no decision, when they agree)."""
+    return getattr(value, "paths", ()) or (Path(value),)
+
+
+def with_paths(value, paths):
+    """``value`` (the join) holding ``paths`` (flattened, deduplicated); none
+    when they are fewer than two, more than `MAX_PATHS`, or not all of its kind."""
+    flat: list = []
+    for path in paths:
+        for inner in alternatives(path.value):
+            decisions = path.decisions | inner.decisions
+            if not consistent(decisions):
+                continue
+            known = next((i for i, p in enumerate(flat) if p.value == inner.value), None)
+            if known is None:
+                flat.append(Path(inner.value, decisions))
+            else:  # the same value on either path: under what both share
+                flat[known] = Path(inner.value, flat[known].decisions & decisions)
+    kind = type(value)
+    if len(flat) < 2 or len(flat) > MAX_PATHS or kind not in (Scalar, ListVal, DictVal) or any(type(p.value) is not kind for p in flat):
+        return replace(value, paths=()) if getattr(value, "paths", ()) else value
+    return replace(value, paths=tuple(flat))
+
+
+def _command_like(value: Scalar) -> bool:
+    """A string of several words (a command), not one value."""
+    return isinstance(value.value, str) and len(value.value.split()) > 1
 
 
 def _describe(v) -> str:
@@ -356,9 +431,10 @@ def _describe(v) -> str:
     return "a list" if isinstance(v, ListVal) else "a dict"
 
 
-def _merge_lists(a: ListVal, b: ListVal, why: str) -> ListVal:
+def _merge_lists(a: ListVal, b: ListVal, why: str) -> tuple[ListVal, bool]:
     """Elements both paths share (a common head and tail) stay; a middle of
-    equal length merges element by element; anything else is unknown."""
+    equal length merges element by element; anything else is unknown (then
+    the paths differ in their arguments: True)."""
     xs, ys = a.items, b.items
     head = 0
     while head < min(len(xs), len(ys)) and same(xs[head], ys[head]):
@@ -369,15 +445,16 @@ def _merge_lists(a: ListVal, b: ListVal, why: str) -> ListVal:
     mid_x, mid_y = xs[head : len(xs) - tail], ys[head : len(ys) - tail]
     if len(mid_x) == len(mid_y) and not any(_flag_like(v) for v in mid_x + mid_y):
         middle = tuple(_merge_element(x, y, why) for x, y in zip(mid_x, mid_y))
+        differ = False
     elif head and isinstance(xs[head - 1], Splat):
-        middle = ()  # already "any number of arguments" here
+        middle, differ = (), True  # already "any number of arguments" here
     else:
-        middle = (Splat(f"arguments that differ by {why}"),)
-    return ListVal(xs[:head] + middle + xs[len(xs) - tail :], a.span)
+        middle, differ = (Splat(f"arguments that differ by {why}"),), True
+    return ListVal(xs[:head] + middle + xs[len(xs) - tail :], a.span), differ
 
 
 def _merge_element(x, y, why: str):
-    merged = merge(x, y, why)
+    merged = merge(x, y, why, paths=False)
     if isinstance(merged, Scalar) and merged.span is None and isinstance(x, Scalar) and x.span is not None:
         # an element keeps a place to point at: the first path's literal
         return Scalar(Unresolved(x.span.text, merged.value.reason), x.span)
@@ -388,17 +465,22 @@ def _flag_like(v) -> bool:
     return isinstance(v, Splat) or (isinstance(v, Scalar) and isinstance(v.value, str) and v.value.startswith("-"))
 
 
-def _merge_dicts(a: DictVal, b: DictVal, why: str) -> DictVal:
+def _merge_dicts(a: DictVal, b: DictVal, why: str) -> tuple[DictVal, bool]:
+    """Keys both paths set stay, their values merged; a key set on one path
+    only makes the dict opaque (then the paths differ in their keys: True)."""
     entries = []
+    differ = False
     opaque = list(a.opaque) + [r for r in b.opaque if r not in a.opaque]
     for e in a.entries:
         other = b.get(e.key)
         if other is None:
             opaque.append(f"'{e.key}' is set on some paths only ({why})")
+            differ = True
             continue
         value = e.value if same(e.value, other.value) else _merge_element(e.value, other.value, why)
         entries.append(Entry(e.key, e.key_span, value))
     for e in b.entries:
         if a.get(e.key) is None:
             opaque.append(f"'{e.key}' is set on some paths only ({why})")
-    return DictVal(tuple(entries), tuple(dict.fromkeys(opaque)), a.span)
+            differ = True
+    return DictVal(tuple(entries), tuple(dict.fromkeys(opaque)), a.span), differ

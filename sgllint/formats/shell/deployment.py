@@ -6,7 +6,6 @@ service (`sgllint.formats.yaml.deployment`): the runtime, shared memory
 
 from __future__ import annotations
 
-from sgllint.formats.yaml.deployment import size_bytes
 from sgllint.model.facts import ContextHint
 
 _CONTAINER_TOOLS = {"docker", "podman", "nerdctl"}
@@ -42,6 +41,8 @@ def container_deploy_hints(words) -> list[ContextHint]:
             continue
         value = value.strip("'\"")
         if kind == "shm":
+            from sgllint.formats.yaml.deployment import size_bytes  # imports the YAML reader: only for --shm-size
+
             hints.append(ContextHint("deploy-shm", {"how": "--shm-size", "bytes": size_bytes(value, docker=True)}, span))
         elif kind == "ipc" and (value == "host" or value.startswith("container:")):
             hints.append(ContextHint("deploy-shm", {"how": f"--ipc {value}", "bytes": None}, span))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from sgllint.formats.python.commands import HYDRA_OVERRIDE, hydra_value
 from sgllint.model.facts import ContextHint, FileFacts, Kwarg, LaunchSite, SourceMap, Span, Token, Unresolved
 
 
@@ -68,6 +67,10 @@ def hydra_site_of_kwargs(kwargs: list[Kwarg], span: Span, facts: FileFacts, entr
 def _token_kwarg(token: Token) -> Optional[Kwarg]:
     value = token.value
     text = value if isinstance(value, str) else value.known_prefix if isinstance(value, Unresolved) else ""
+    if ".sglang." not in text:
+        return None  # what every override has: the Python format's parser of them is not even imported
+    from sgllint.formats.python.commands import HYDRA_OVERRIDE, hydra_value
+
     m = HYDRA_OVERRIDE.match(text)
     if m is None:
         return None

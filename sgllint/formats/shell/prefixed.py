@@ -17,7 +17,6 @@ from ``--rollout-num-gpus-per-engine``.
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Optional
 
@@ -106,4 +105,6 @@ def _sglang_option(stem: str) -> bool:
     known = known_spellings()
     if stem in known:
         return True
+    import difflib  # only for a prefixed word that is no flag: most runs never get here
+
     return bool(difflib.get_close_matches(stem, known, n=1, cutoff=0.9))
