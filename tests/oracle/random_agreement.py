@@ -286,16 +286,42 @@ def _cause(release: str, case: dict, outcome: str, verdict) -> str | None:
     return next((name for name, test, _ in CAUSES if test(release, case, outcome, verdict)), None)
 
 
-def compare(releases: list[str] | None = None) -> tuple[dict, list[str]]:
+def describe(release: str, index: int, case: dict, outcome: str, cause: str | None, verdict) -> str:
+    """One disagreement, for a person reading it (``--show``)."""
+    lines = [f"--- {release} #{index} {outcome} [{cause or 'UNEXPLAINED'}] model={case['model']} gpu={case['gpu']} "
+             f"x{case['count']}",
+             "    argv: " + " ".join(case["argv"]),
+             f"    SGLang: {case['v']} at {case.get('at')}: {str(case.get('msg', case.get('err', '')))[:300]}"]
+    if case.get("rw"):
+        lines.append(f"    SGLang rewrites: {case['rw']}")
+    if verdict is not None:
+        r = verdict.rejection
+        if r is not None:
+            lines.append(f"    sgllint: error at {r.file}:{r.line}: {r.message[:300]}")
+        for h in verdict.possible[:4]:
+            lines.append(f"    sgllint possible: {h.file}:{h.line} ({h.why[:200]})")
+        for w in verdict.rewrites:
+            lines.append(f"    sgllint rewrite: {w.field} {w.user_value!r} -> {w.final_value!r} at {w.file}:{w.line}")
+        if verdict.degraded:
+            lines.append(f"    degraded: {verdict.degraded}")
+        for n in verdict.notes[:4]:
+            lines.append(f"    note: {n[:300]}")
+    return "\n".join(lines)
+
+
+def compare(releases: list[str] | None = None, limit: int | None = None,
+            show: set[str] | None = None) -> tuple[dict, list[str]]:
     """Per release: counters of outcomes and disagreement classes; plus the
-    problems (acceptance failures, unexplained classes)."""
+    problems (acceptance failures, unexplained classes). ``limit``: only the
+    first N cases (a quick look while developing; the published table is
+    always the whole sample); ``show``: print each case whose outcome is in it."""
     table: dict[str, dict] = {}
     problems: list[str] = []
     for rel in releases or recorded_releases():
         fx = load(rel)
         counts: Counter = Counter()
         classes: dict[tuple, int] = defaultdict(int)
-        for case in fx["cases"]:
+        for i, case in enumerate(fx["cases"][:limit]):
             outcome, rw_out, verdict = judge_case(rel, fx, case)
             counts[outcome] += 1
             counts.update(rw_out)
@@ -304,9 +330,11 @@ def compare(releases: list[str] | None = None) -> tuple[dict, list[str]]:
                     continue
                 cause = _cause(rel, case, o, verdict)
                 classes[(o, site_key(case.get("at")) or "-", cause or "UNEXPLAINED")] += 1
+                if show is not None and (o in show or (cause or "UNEXPLAINED") in show):
+                    print(describe(rel, i, case, o, cause, verdict))
         rejected = sum(counts[k] for k in ("agree: same site", "other site", "possible only", "missed"))
         same = counts["agree: same site"] / rejected if rejected else 1.0
-        table[rel] = {"cases": len(fx["cases"]), "counts": counts, "classes": dict(classes), "rejected": rejected,
+        table[rel] = {"cases": len(fx["cases"][:limit]), "counts": counts, "classes": dict(classes), "rejected": rejected,
                       "same_site": same}
         if counts["false error"]:
             problems.append(f"{rel}: {counts['false error']} false errors")
@@ -383,15 +411,33 @@ def markdown(table: dict | None, reason: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _options(argv: list[str]):
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m tests.oracle.random_agreement",
+                                 description="sgllint's derived validation vs SGLang's recorded verdicts.")
+    ap.add_argument("--write", action="store_true", help="regenerate RANDOM_AGREEMENT.md (every release, every case)")
+    ap.add_argument("--release", action="append", choices=RELEASES, help="measure only this release (repeatable)")
+    ap.add_argument("--limit", type=int, help="only the first N cases of each release (not with --write)")
+    ap.add_argument("--show", action="append", metavar="OUTCOME",
+                    help="print each case with this outcome or cause (e.g. 'false error', 'missed', UNEXPLAINED)")
+    opts = ap.parse_args(argv)
+    if opts.write and (opts.release or opts.limit):
+        ap.error("--write publishes the whole sample: no --release/--limit")
+    return opts
+
+
 def main(argv: list[str]) -> int:
+    opts = _options(argv)
     reason = evaluator_import_error()
     table = None
     problems: list[str] = []
+    releases = [r for r in recorded_releases() if not opts.release or r in opts.release]
     if reason is None:
-        table, problems = compare()
-    if "--write" in argv:
+        table, problems = compare(releases, opts.limit, set(opts.show) if opts.show else None)
+    if opts.write:
         TABLE.write_text(markdown(table, reason))
-    for rel in recorded_releases():
+    for rel in releases:
         f = oracle_figures(rel)
         c = f["counts"]
         print(f"{rel} ({f['wheel']}, seed {f['seed']}, generator v{f['generator_version']}): {f['cases']} cases, "
