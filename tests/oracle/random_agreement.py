@@ -39,6 +39,8 @@ from collections import Counter, defaultdict
 from functools import lru_cache
 from pathlib import Path
 
+from tests.oracle.random_launches import MODEL_DIR_FILES
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "oracle" / "random"
 TABLE = Path(__file__).resolve().parent / "RANDOM_AGREEMENT.md"
@@ -215,8 +217,10 @@ def launch_facts(release: str, fixture: dict, case: dict, args):
         entry="cli",
         model_config=fixture["models"][case["model"]],
         gpu=GpuFacts(vendor=gpu["vendor"], sm=cap[0] * 10 + cap[1] if gpu["vendor"] == "nvidia" else None,
-                     name=gpu["name"], count=case["count"], memory_gib=gpu["memory_mib"] / 1024),
+                     name=gpu["name"], count=case["count"], memory_gib=gpu["memory_mib"] / 1024,
+                     arch=gpu.get("gcn_arch") or None),
         env=dict(fixture.get("environment") or {}),
+        model_files=frozenset(MODEL_DIR_FILES),
     )
 
 

@@ -65,8 +65,12 @@ class Env:
         self.count = g.count if g else None
         self.mem_gib = g.memory_gib if g else None
         self.gpu_name = g.name if g else None
+        self.gpu_arch = g.arch if g else None
         self.env = dict(facts.env or {})
         self.model_config = facts.model_config
+        self.model_files = facts.model_files
+        path = (facts.user_args or {}).get("model_path")
+        self.model_path = path.rstrip("/") if isinstance(path, str) and path.strip("/") else None
 
     def fact_key(self, name: str):
         """The fact as a module cache compares it (Unknown as "?")."""
@@ -181,7 +185,14 @@ def _props(*a, **k):
                                  minor=_capability()[1] if nvidia else Unknown("minor"),
                                  total_memory=(_mem_mib() * 1024 * 1024) if not isinstance(_mem_mib(), Unknown)
                                  else Unknown("memory"), multi_processor_count=Unknown("SM count"),
-                                 gcnArchName=Unknown("gcn arch"))
+                                 gcnArchName=_gcn_arch())
+
+
+def _gcn_arch():
+    """torch's ``gcnArchName`` on ROCm ("gfx942:sramecc+:xnack-"): SGLang only
+    tests substrings of it ("gfx95" in ...), so the known gfx name answers."""
+    arch = env().fact("gpu_arch")
+    return arch if isinstance(arch, str) and _vendor() == "amd" else Unknown("gcn arch")
 
 
 def _flashinfer_available(*a, **k):
@@ -189,6 +200,14 @@ def _flashinfer_available(*a, **k):
         return False
     v = _vendor()
     return v if isinstance(v, Unknown) else v == "nvidia"
+
+
+def _gfx95(*a, **k):
+    """An AMD gfx95 (MI350/MI355) GPU: the MX-capable ROCm architecture."""
+    if _vendor() == "nvidia":
+        return False
+    arch = _gcn_arch()
+    return arch if isinstance(arch, Unknown) else "gfx95" in arch
 
 
 #: SGLang helpers answered by the model: name -> implementation (in HELPER_MODULES)
@@ -205,7 +224,9 @@ REPLACED: dict[str, typing.Callable] = {
     "is_sm110_supported": _sm_eq(11), "is_sm103_supported": _unknown("SM 10.3"),
     "is_blackwell": _sm_eq(10), "is_blackwell_supported": _sm_ge(100), "is_hopper_with_cuda_12_3": _sm_eq(9),
     "is_flashinfer_available": _flashinfer_available, "cpu_has_amx_support": _false,
-    "is_gfx95_supported": lambda *a, **k: False if _vendor() == "nvidia" else Unknown("gfx95"),
+    # utils(/common).py of every release that has them (0.5.1+): ``torch.version.hip`` and
+    # ``"gfx95" in get_device_properties(0).gcnArchName``, else False
+    "is_gfx95_supported": _gfx95, "mxfp_supported": _gfx95,
     "get_device_name": _device_name, "get_device": lambda *a, **k: "cuda" if _vendor() in ("nvidia", "amd")
     else Unknown("device"),
     "get_available_gpu_memory": _unknown("free GPU memory"), "get_free_port": _unknown("a free port"),
@@ -499,17 +520,46 @@ class _Environ:
 _ENVIRON = _Environ()
 
 
+def _model_dir_entry(p):
+    """What a path is, when it lies in the model directory whose listing the
+    launch knows (``LaunchFacts.model_files``: file names, directories with a
+    trailing "/"): "dir", "file" or "absent"; None when the listing does not
+    answer (another path, or no listing)."""
+    e = env()
+    if not isinstance(p, str) or e.model_path is None or e.fact("model_files") is None:
+        return None
+    p = p.rstrip("/")
+    if p == e.model_path:
+        return "dir"
+    prefix = e.model_path + "/"
+    name = p[len(prefix):] if p.startswith(prefix) else None
+    if not name or "/" in name:
+        return None
+    return "file" if name in e.model_files else "dir" if name + "/" in e.model_files else "absent"
+
+
 def _path_exists(p=None, *a, **k):
     cfg = env().fact("model_config")
     if isinstance(p, str) and p.endswith("/config.json") and cfg is not None:
         return True
-    return Unknown(f"whether {p} exists")
+    entry = _model_dir_entry(p)
+    return Unknown(f"whether {p} exists") if entry is None else entry != "absent"
+
+
+def _path_isfile(p=None, *a, **k):
+    entry = _model_dir_entry(p)
+    return _path_exists(p) if entry is None else entry == "file"
+
+
+def _path_isdir(p=None, *a, **k):
+    entry = _model_dir_entry(p)
+    return Unknown("a directory") if entry is None else entry == "dir"
 
 
 def _os():
     path = FakeModule("os.path", {
         "join": lambda *a: "/".join(a) if all(isinstance(x, str) for x in a) else Unknown("a path"),
-        "exists": _path_exists, "isfile": _path_exists, "isdir": _unknown("a directory"),
+        "exists": _path_exists, "isfile": _path_isfile, "isdir": _path_isdir,
         "isabs": lambda p: p.startswith("/") if isinstance(p, str) else Unknown("a path"),
         "basename": lambda p: p.rstrip("/").rsplit("/", 1)[-1] if isinstance(p, str) else Unknown("a path"),
         "dirname": lambda p: p.rsplit("/", 1)[0] if isinstance(p, str) else Unknown("a path"),
@@ -736,6 +786,30 @@ def _struct_replace(obj, **changes):
     vals = _asdict(obj)
     vals.update(changes)
     return type(obj)(**vals)
+
+
+# ---- orjson (an SGLang dependency in every release) ------------------------------------------
+
+
+def _orjson_loads(data, *a, **k):
+    """``orjson.loads`` by the standard parser: orjson is the stricter of the
+    two (no NaN, 64-bit integers only), so what json rejects orjson rejects;
+    what json accepts is taken as accepted (a miss at worst, never a false
+    rejection)."""
+    import json
+
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        data = bytes(data).decode("utf-8")
+    if not isinstance(data, str):
+        return Unknown("orjson.loads of a value that is not text")
+    return json.loads(data)
+
+
+def _orjson():
+    import json
+
+    return FakeModule("orjson", {"loads": _orjson_loads, "JSONDecodeError": json.JSONDecodeError,
+                                 "dumps": lambda obj, *a, **k: json.dumps(obj).encode()})
 
 
 # ---- typing --------------------------------------------------------------------------------
@@ -1091,6 +1165,8 @@ class EnvModel:
         elif top == "msgspec":
             ms = _msgspec()
             m = ms if name == "msgspec" else getattr(ms, name.split(".")[1])
+        elif name == "orjson":
+            m = _orjson()
         elif name in ("typing", "typing_extensions"):
             m = _typing()
         elif name == "functools":
