@@ -205,6 +205,18 @@ def argparse_problem(args) -> str | None:
     return None
 
 
+#: torch.version.cuda in the oracle's runs, by the torch it ran (fixture "env"):
+#: the CPU build 2.13.0 has none and random_oracle.fake_gpu() sets "12.9"; the
+#: 2.14.1 wheel on disk is the cu130 build (its torch/version.py: cuda = '13.0')
+ORACLE_TORCH_CUDA = {"2.13.0": "12.9", "2.14.1": "13.0"}
+
+
+def _oracle_cuda(fixture: dict, gpu: dict) -> str | None:
+    if gpu.get("vendor") != "nvidia":
+        return None
+    return gpu.get("cuda") or ORACLE_TORCH_CUDA.get((fixture.get("env") or {}).get("torch", ""))
+
+
 def launch_facts(release: str, fixture: dict, case: dict, args):
     from sgllint.semantics.validation import GpuFacts, LaunchFacts
 
@@ -218,7 +230,8 @@ def launch_facts(release: str, fixture: dict, case: dict, args):
         model_config=fixture["models"][case["model"]],
         gpu=GpuFacts(vendor=gpu["vendor"], sm=cap[0] * 10 + cap[1] if gpu["vendor"] == "nvidia" else None,
                      name=gpu["name"], count=case["count"], memory_gib=gpu["memory_mib"] / 1024,
-                     arch=gpu.get("gcn_arch") or None),
+                     arch=gpu.get("gcn_arch") or None,
+                     cuda=_oracle_cuda(fixture, gpu)),
         env=dict(fixture.get("environment") or {}),
         model_files=frozenset(MODEL_DIR_FILES),
     )

@@ -66,6 +66,7 @@ class Env:
         self.mem_gib = g.memory_gib if g else None
         self.gpu_name = g.name if g else None
         self.gpu_arch = g.arch if g else None
+        self.cuda_version = g.cuda if g else None
         self.env = dict(facts.env or {})
         self.model_config = facts.model_config
         self.model_files = facts.model_files
@@ -319,6 +320,19 @@ def _absent_unless(vendor):
     return fn
 
 
+def _torch_cuda_version():
+    """``torch.version.cuda``: None off NVIDIA; on NVIDIA the version torch was
+    built with, which is the image's choice (cu126, cu129, cu130 builds):
+    Unknown unless the launch's facts say."""
+    v = _vendor()
+    if isinstance(v, Unknown):
+        return v
+    if v != "nvidia":
+        return None
+    cuda = env().fact("cuda_version")
+    return cuda if isinstance(cuda, str) else Unknown("the CUDA version torch was built with")
+
+
 def _torch():
     cuda = FakeModule("torch.cuda", {
         "is_available": _cuda_available, "device_count": _count, "get_device_capability": _capability,
@@ -326,8 +340,7 @@ def _torch():
         "is_initialized": _false, "mem_get_info": _unknown("free memory"),
     })
     version = FakeModule("torch.version", {
-        "cuda": Dyn(lambda: _vendor() if isinstance(_vendor(), Unknown) else ("12.9" if _vendor() == "nvidia"
-                                                                              else None)),
+        "cuda": Dyn(_torch_cuda_version),
         "hip": Dyn(lambda: _vendor() if isinstance(_vendor(), Unknown) else ("6.4" if _vendor() == "amd" else None)),
     })
     not_avail = {"is_available": _false, "device_count": lambda *a: 0}

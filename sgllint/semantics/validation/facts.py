@@ -16,6 +16,7 @@ class GpuFacts:
     count: int | None = None
     memory_gib: float | None = None
     arch: str | None = None  # AMD: the gfx architecture (torch's gcnArchName, e.g. "gfx942")
+    cuda: str | None = None  # NVIDIA: the CUDA version torch was built with ("12.9"), None = not known
 
 
 @dataclass
