@@ -196,6 +196,14 @@ def test_slime_sglang_prefixed_flags_are_sglang_flags():
     assert [(d.code, d.span.start_line_col()) for d in result.diagnostics if d.code == "SGL207"] == [("SGL207", (13, 21))]
 
 
+def test_slime_own_sglang_flags_are_not_sglang_options():
+    # slime registers no --sglang- form for the ServerArgs it skips
+    # (config, trust_remote_code, ...): --sglang-config is its deployment
+    # YAML, not SGLang's --config (no SGL114), and --sglang-trust-remote-code
+    # is not SGLang's flag; a misspelt prefixed option is still reported
+    assert findings("slime_deployment_yaml.sh") == [("SGL101", 15, 4)]
+
+
 def test_framework_configs_carry_server_args():
     # AReaL's top-level `sglang:` (with its model path, OmegaConf `${...}`
     # values unknown) and ROLL's `strategy_name: sglang` + `strategy_config`
