@@ -89,6 +89,25 @@ def test_a_file_that_patches_sglang_gets_its_new_flags_as_info():
     assert findings("unpatched.sh") == [("SGL101", 3, 59)]
 
 
+def test_a_python_file_that_checks_for_a_patched_sglang_gets_its_new_flags_as_info():
+    # a test gated on `_patched_sglang()` launches the patched build: the
+    # patch's flags are told; a typo of a real option is still an error, and
+    # the same launch in a file that never names a patch is all errors
+    assert findings("patched_sglang_gate.py") == [("SGL101", 31, 13)]
+    assert findings("patched_sglang_gate.py", levels=("info",)) == [("SGL101", 27, 13), ("SGL101", 28, 13)]
+    assert findings("unpatched_gate.py") == [("SGL101", 26, 13), ("SGL101", 27, 13), ("SGL101", 30, 13)]
+
+
+def test_sglang_doc_patch_helpers_are_no_patched_sglang():
+    # SGLang's own notebooks import launch_server_cmd from sglang.test.doc_patch
+    text = (
+        "from sglang.test.doc_patch import launch_server_cmd\n"
+        "server_process, port = launch_server_cmd(\"python -m sglang.launch_server --model-path m --enable-capture\")\n"
+    )
+    result = lint_source("notebook.py", text, Options(sglang_version="0.5.23", use_environment=False))
+    assert [(d.code, str(getattr(d.severity, "value", d.severity))) for d in result.diagnostics] == [("SGL101", "error")]
+
+
 def test_a_runtime_command_is_completed_by_each_config_args():
     # llmaz-like runtime: `command` plus `recommendedConfigs[].args` are one
     # launch per config (the model path is in the config); a command with no
