@@ -67,7 +67,7 @@ def _project(tmp_path, dockerfile: str, where: str = "docker/Dockerfile"):
     (tmp_path / ".git").mkdir()
     (tmp_path / where).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / where).write_text(dockerfile)
-    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs").mkdir(exist_ok=True)
     script = tmp_path / "docs" / "serve.sh"
     script.write_text(GRAPH_LAUNCH)
     context._project_pin_in.cache_clear()
@@ -90,6 +90,7 @@ def test_project_dockerfile_base_image_pins_the_release(tmp_path):
         ("ARG SGLANG_TAG\nFROM ghcr.io/acme/sglang:${SGLANG_TAG}\n", "docker/Dockerfile"),  # no default: unknown tag
         ("FROM nvcr.io/nvidia/pytorch:25.01-py3\nRUN pip install sglang\n", "docker/Dockerfile"),  # no SGLang image
         ("FROM lmsysorg/sglang:v0.5.15.post1-cu129\n", "tools/bench/Dockerfile"),  # another tool's image
+        ("FROM lmsysorg/sglang:v0.5.15.post1-cu129\n", "docs/Dockerfile"),  # an example's, beside the launch
     ],
 )
 def test_a_dockerfile_that_names_no_sglang_release_pins_nothing(tmp_path, dockerfile, where):

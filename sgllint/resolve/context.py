@@ -23,7 +23,7 @@ from sgllint import catalog as catalogs
 from sgllint.model.facts import ContextHint, FileFacts, LaunchSite, Span
 from sgllint.model.kinds import Provenance
 from sgllint.model.numbers import small_int
-from sgllint.resolve.project import OUTSIDE_PROJECT, Scope, on_forget, scope_for
+from sgllint.resolve.project import MARKERS, OUTSIDE_PROJECT, Scope, on_forget, scope_for
 from sgllint.resolve.safe_read import NotRead, NotReadReason, read_regular_file
 
 PRAGMA_RE = re.compile(r"sgllint:\s*([a-z-]+)\s*=\s*([^\s,;\]]+)")
@@ -246,7 +246,7 @@ def _find_pin_in(directory: Path, scope: Scope, pin_re: Optional[re.Pattern] = N
                 m = m or _PIN_RE.search(text)
             if m:
                 return (m.group(1), name), True
-    if pin_re is None:
+    if pin_re is None and any(m in names for m in MARKERS):
         for name in _DOCKERFILES:
             if name.split("/")[0] not in names:
                 continue
@@ -264,8 +264,9 @@ def _find_pin_in(directory: Path, scope: Scope, pin_re: Optional[re.Pattern] = N
     return None, certain
 
 
-#: the Dockerfiles whose base image pins a project's release: a directory's
-#: own, and its docker/ folder's (where repositories keep the image they run on)
+#: the Dockerfiles whose base image pins a project's release: the repository
+#: root's own, and its docker/ folder's (where repositories keep the image
+#: they run on); one deeper down is an example of its own
 _DOCKERFILES = ("Dockerfile", "docker/Dockerfile")
 _ARG_DEFAULT_RE = re.compile(r"^[ \t]*ARG[ \t]+([A-Za-z_]\w*)=(\S+)", re.M | re.I)
 _FROM_RE = re.compile(r"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*(\S+)", re.M | re.I)
