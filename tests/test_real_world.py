@@ -279,6 +279,20 @@ def test_merge_conflicts_are_reported_once_and_each_side_is_linted():
     assert findings("setext.md") == [("SGL103", 5, 79)]
 
 
+def test_a_conflict_inside_a_continued_command_leaves_each_side_continued():
+    # the marker lines and the other side are left out of each version, not
+    # blanked: a blank line after `\\` would end the command on both sides;
+    # the real `\\ ` (backslash, space) of the second container is reported
+    assert findings("conflict_continuation.yaml") == [("SGL000", 18, 1), ("SGL001", 34, 38)]
+    path = FIXTURES / "conflict_continuation.yaml"
+    result = lint_source(str(path), path.read_text(), Options(sglang_version="0.5.23", use_environment=False))
+    sides = [sorted(a.spelling for a in launch.args) for launch in result.launches if launch.span.start_line_col()[0] == 15]
+    assert sorted(sides) == [
+        ["--enable-metrics", "--host", "--log-requests", "--model-path", "--port", "--tp-size"],
+        ["--enable-metrics", "--host", "--model-path", "--port", "--tp-size"],
+    ]
+
+
 def test_benchmark_config_base_flags_complete_the_server_command():
     # `server_command` + `base_server_flags` (model path among them) is one
     # launch; each `search_space` candidate is checked as its flag's value
