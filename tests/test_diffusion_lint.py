@@ -110,6 +110,12 @@ def test_hub_model_with_one_mistake_is_judged_by_the_parser_that_knows_more_flag
     tie = _lint("sglang serve --model-path my-org/custom-llm --mem-fraction-static 0.8 --num-gpus 2\n", sglang_version="0.5.23")
     assert tie.launches[0].context.target == "sglang"
     assert [(c, t) for c, t in _codes(tie) if c == "SGL101"] == [("SGL101", "--num-gpus")]
+    # benchmark flags pasted under `sglang serve`: the diffusion server knows
+    # one more of them (--backend) but not most: still the LLM server's launch
+    bench = "sglang serve --backend sglang --model my-org/custom-llm --dataset-name random --num-prompts 10 --max-concurrency 1\n"
+    wrong = _lint(bench, sglang_version="0.5.23")
+    assert wrong.launches[0].context.target == "sglang"
+    assert [t for c, t in _codes(wrong) if c == "SGL101"] == ["--backend", "--dataset-name", "--num-prompts", "--max-concurrency"]
 
 
 def test_release_without_diffusion_server_is_the_llm_server():

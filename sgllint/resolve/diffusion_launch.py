@@ -12,9 +12,10 @@ Such a launch is resolved against the release's ``multimodal_gen`` parser
 
 When the route depends on what the Hugging Face Hub says about the model
 (`Route.HUB`), the launch is judged by the parser that knows more of its
-flags: the LLM server's when it knows as many as the diffusion server's
-(a diffusion model's launch with one mistake is still judged as diffusion,
-not as an LLM launch with four unknown flags).
+flags: the diffusion server's when it knows more of them than the LLM
+server's and most of them (a diffusion model's launch with one mistake is
+judged as diffusion, not as an LLM launch with four unknown flags), else
+the LLM server's.
 """
 
 from __future__ import annotations
@@ -71,8 +72,12 @@ def resolve_diffusion(ctx: LaunchContext, site: LaunchSite, facts: FileFacts) ->
                 return None
             args = _resolve(rel, command, site, words)
             unknown = sum(a.resolution.names_no_option for a in args)
-            if unknown >= llm_unknown:
-                return None  # the LLM server knows as many: judged as the LLM server
+            flags = sum(a.resolution is not Resolution.POSITIONAL for a in args)
+            if unknown >= llm_unknown or 2 * unknown >= flags:
+                # the LLM server knows as many, or the diffusion server does
+                # not know most of them either (no server's launch: bench
+                # flags under `sglang serve`): judged as the LLM server
+                return None
             why = "only the diffusion server knows its flags" if not unknown else "the diffusion server knows more of its flags"
             _target(ctx, rel, command, f"{reason}; {why}", words)
             return args
