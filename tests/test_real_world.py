@@ -223,6 +223,17 @@ def test_slime_own_sglang_flags_are_not_sglang_options():
     assert findings("slime_deployment_yaml.sh") == [("SGL101", 15, 4)]
 
 
+def test_a_container_patch_runs_the_image_of_the_container_it_patches():
+    # an RBG role's templatePatch container takes the image of the
+    # roleTemplates container of the same name (containers merge by name):
+    # judged as 0.5.2 (--enable-deepep-moe only deprecated there); the role
+    # whose container has another name runs no known image: the newest release
+    path = FIXTURES / "rbg_template_patch.yaml"
+    result = lint_source(str(path), path.read_text(), Options(use_environment=False))
+    assert [(launch.span.start_line_col()[0], launch.context.version.value) for launch in result.launches] == [(27, "0.5.2"), (46, "0.5.23")]
+    assert sorted((d.code, *d.span.start_line_col()) for d in result.diagnostics) == [("SGL106", 53, 13), ("SGL107", 34, 13)]
+
+
 def test_framework_configs_carry_server_args():
     # AReaL's top-level `sglang:` (with its model path, OmegaConf `${...}`
     # values unknown) and ROLL's `strategy_name: sglang` + `strategy_config`
