@@ -61,14 +61,37 @@ def read_source(src: dict, mirror: str | None) -> str:
 
 
 def llama_params(d: dict) -> int:
-    """Dense GQA decoder with SwiGLU MLP, RMSNorm, untied embeddings
-    (Llama 3 reference ``model.py``)."""
+    """Dense GQA decoder with SwiGLU (or GeGLU) MLP and RMSNorm (Llama 3
+    reference ``model.py``); the optional dims cover its relatives: Qwen2's
+    q/k/v biases (``qkv_bias``), gpt-oss's o-projection bias and attention
+    sinks (``o_bias``, ``attention_sinks``), Qwen3's and Gemma 3's per-head
+    q/k RMSNorm (``qk_norm``), Gemma 3's four norms per layer
+    (``norms_per_layer``)."""
     h, heads, kv, hd = d["hidden_size"], d["num_attention_heads"], d["num_key_value_heads"], d["head_dim"]
     attn = h * heads * hd * 2 + h * kv * hd * 2
+    if d.get("qkv_bias"):
+        attn += heads * hd + 2 * kv * hd
+    if d.get("o_bias"):
+        attn += h
+    if d.get("attention_sinks"):
+        attn += heads
+    if d.get("qk_norm"):
+        attn += 2 * hd
     mlp = 3 * h * d["intermediate_size"]
-    layer = attn + mlp + 2 * h
+    layer = attn + mlp + d.get("norms_per_layer", 2) * h
     embed = d["vocab_size"] * h * (1 if d.get("tie_word_embeddings") else 2)
     return embed + d["num_hidden_layers"] * layer + h
+
+
+def moe_params(d: dict) -> int:
+    """Every layer a router over ``num_experts`` SwiGLU experts of width
+    ``moe_intermediate_size`` (Qwen3-MoE, Mixtral, gpt-oss), attention as
+    `llama_params`; gpt-oss's experts and router carry biases
+    (``expert_bias``, ``router_bias``)."""
+    h, e, w = d["hidden_size"], d["num_experts"], d["moe_intermediate_size"]
+    expert = 3 * h * w + ((2 * w + h) if d.get("expert_bias") else 0)
+    router = h * e + (e if d.get("router_bias") else 0)
+    return llama_params(dict(d, intermediate_size=0)) + d["num_hidden_layers"] * (e * expert + router)
 
 
 def deepseek_params(d: dict) -> int:
@@ -84,12 +107,17 @@ def deepseek_params(d: dict) -> int:
     moe = experts * 3 * h * d["moe_intermediate_size"] + d["n_routed_experts"] * h
     if d.get("gate_bias"):
         moe += d["n_routed_experts"]
+    if d.get("index_n_heads"):
+        # DeepSeek-V3.2's lightning indexer (reference ``inference/model.py``
+        # ``Indexer``): wq_b, wk, k_norm (LayerNorm: weight and bias), weights_proj
+        ihd = d["index_head_dim"]
+        attn += d["q_lora_rank"] * d["index_n_heads"] * ihd + h * ihd + 2 * ihd + h * d["index_n_heads"]
     n_dense = d["first_k_dense_replace"]
     layers = n_dense * (attn + dense + 2 * h) + (d["num_hidden_layers"] - n_dense) * (attn + moe + 2 * h)
     return 2 * d["vocab_size"] * h + layers + h
 
 
-PARAMS = {"llama": llama_params, "deepseek": deepseek_params}
+PARAMS = {"llama": llama_params, "moe": moe_params, "deepseek": deepseek_params}
 
 
 # ---------------------------------------------------------------------------
@@ -201,19 +229,126 @@ def from_deepseek_inference(text: str, src: dict) -> dict[str, dict]:
         "v_head_dim": c["v_head_dim"],
         "gate_bias": c["dim"] == 7168,  # the 671B gate carries a bias (reference model.py Gate)
     }
+    if c.get("index_n_heads"):  # V3.2: DeepSeek Sparse Attention's indexer
+        dims.update(index_n_heads=c["index_n_heads"], index_head_dim=c["index_head_dim"])
     dtype = {"fp8": "fp8", "bf16": "bfloat16"}.get(c.get("dtype", "bf16"), "bfloat16")
     return {m: {"family": "deepseek", "dims": dims, "dtype": dtype} for m in src["models"]}
 
 
-FORMATS = {"llama-models-sku": from_llama_sku, "deepseek-inference": from_deepseek_inference}
+# -- Hugging Face config.json -------------------------------------------------
+
+#: SGLang's ``CONTEXT_LENGTH_KEYS`` (``get_context_length``), first hit wins
+CONTEXT_LENGTH_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
+
+
+def sglang_context_length(text: dict):
+    """SGLang's ``get_context_length`` on a (text) config dict
+    (``sglang/srt/utils/hf_transformers/common.py``): the first of
+    ``CONTEXT_LENGTH_KEYS`` times the rope-scaling factor (1 for llama3
+    scaling or when ``original_max_position_embeddings`` is given); None
+    when no key is set (SGLang falls back to 2048)."""
+    rope = text.get("rope_scaling")
+    factor = 1
+    if isinstance(rope, dict) and rope:
+        factor = rope.get("factor", 1)
+        if "original_max_position_embeddings" in rope or rope.get("rope_type") == "llama3":
+            factor = 1
+        if not isinstance(factor, (int, float)) or isinstance(factor, bool):
+            return None
+    for key in CONTEXT_LENGTH_KEYS:
+        value = text.get(key)
+        if value is not None:
+            return int(factor * value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return None
+
+
+#: ``model_type`` (of the text config) -> (parameter family, architecture
+#: options of `llama_params` / `moe_params`): what the model's code builds
+#: that config.json does not say (Qwen2's q/k/v biases, Qwen3's and Gemma 3's
+#: q/k norms, gpt-oss's biases and sinks; Gemma's tied embeddings)
+HF_ARCHITECTURES = {
+    "llama": ("llama", {}),
+    "mistral": ("llama", {}),
+    "qwen2": ("llama", {"qkv_bias": True}),
+    "qwen2_vl": ("llama", {"qkv_bias": True}),
+    "qwen2_5_vl": ("llama", {"qkv_bias": True}),
+    "qwen3": ("llama", {"qk_norm": True}),
+    "qwen3_vl_text": ("llama", {"qk_norm": True}),
+    "gemma3_text": ("llama", {"qk_norm": True, "norms_per_layer": 4, "tie_word_embeddings": True}),
+    "mixtral": ("moe", {}),
+    "qwen3_moe": ("moe", {"qk_norm": True}),
+    "qwen3_vl_moe_text": ("moe", {"qk_norm": True}),
+    "gpt_oss": ("moe", {"qkv_bias": True, "o_bias": True, "attention_sinks": True, "expert_bias": True,
+                        "router_bias": True}),
+    "deepseek_v3": ("deepseek", {}),
+    "kimi_k2": ("deepseek", {}),
+}
+
+#: quantization_config.quant_method -> checkpoint dtype (DTYPE_BYTES)
+QUANT_DTYPE = {"fp8": "fp8", "mxfp4": "mxfp4", "fbgemm_fp8": "fp8-mixed", "modelopt_fp4": "fp4", "nvfp4": "fp4"}
+
+
+def from_hf_config(text: str, src: dict) -> dict[str, dict]:
+    """A model's Hugging Face ``config.json`` as the Hub repository
+    publishes it: the text model's dimensions (``text_config`` of a
+    multimodal wrapper, whose vision encoder is then not counted), the
+    context length as SGLang derives it, the checkpoint dtype
+    (``quantization_config`` first)."""
+    c = json.loads(text)
+    t = c["text_config"] if isinstance(c.get("text_config"), dict) else c
+    family, options = HF_ARCHITECTURES[t.get("model_type") or c["model_type"]]
+    heads = t["num_attention_heads"]
+    dims = {
+        "hidden_size": t["hidden_size"],
+        "num_hidden_layers": t["num_hidden_layers"],
+        "num_attention_heads": heads,
+        "num_key_value_heads": t.get("num_key_value_heads") or heads,
+        "head_dim": t.get("head_dim") or t["hidden_size"] // heads,
+        "intermediate_size": t["intermediate_size"],
+        "vocab_size": t["vocab_size"],
+    }
+    tied = t.get("tie_word_embeddings", c.get("tie_word_embeddings"))
+    if tied:
+        dims["tie_word_embeddings"] = True
+    dims.update(options)
+    if family == "moe":
+        dims["num_experts"] = t.get("num_experts") or t["num_local_experts"]
+        dims["moe_intermediate_size"] = t.get("moe_intermediate_size") or t["intermediate_size"]
+        # every layer sparse (Qwen3-MoE's decoder_sparse_step 1, no mlp_only_layers)
+        if t.get("decoder_sparse_step", 1) != 1 or t.get("mlp_only_layers"):
+            raise SystemExit(f"{src['path']}: dense layers in a Qwen-MoE config are not modelled")
+    elif family == "deepseek":
+        dims.update({k: t[k] for k in ("moe_intermediate_size", "n_routed_experts", "n_shared_experts",
+                                       "first_k_dense_replace", "q_lora_rank", "kv_lora_rank",
+                                       "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")})
+        dims["num_key_value_heads"] = 1  # MLA: one latent KV head (SGLang's get_num_kv_heads)
+        dims["head_dim"] = t["qk_nope_head_dim"] + t["qk_rope_head_dim"]
+        dims["gate_bias"] = t.get("topk_method") == "noaux_tc"  # e_score_correction_bias
+        if t.get("moe_layer_freq", 1) != 1:
+            raise SystemExit(f"{src['path']}: moe_layer_freq != 1 is not modelled")
+    quant = c.get("quantization_config") or t.get("quantization_config")
+    dtype = QUANT_DTYPE[quant["quant_method"]] if quant else (
+        c.get("torch_dtype") or c.get("dtype") or t.get("torch_dtype") or t.get("dtype"))
+    raw = {"family": family, "dims": dims, "dtype": dtype, "architecture": c["architectures"][0],
+           "max_position_embeddings": sglang_context_length(t)}
+    if t is not c:
+        raw["parameters_cover"] = "language model (the vision encoder is not counted)"
+    return {m: raw for m in src["models"]}
+
+
+FORMATS = {"llama-models-sku": from_llama_sku, "deepseek-inference": from_deepseek_inference,
+           "hf-config": from_hf_config}
 
 
 def _entry(model: str, raw: dict, src: dict) -> dict:
     dims = raw["dims"]
     params = PARAMS[raw["family"]](dims)
+    architecture = raw.get("architecture", src.get("architecture"))
+    if src.get("architecture") and architecture != src["architecture"]:
+        raise SystemExit(f"{model}: the source says {architecture}, model_sources.toml {src['architecture']}")
     entry = {
         "id": model,
-        "architecture": src["architecture"],
+        "architecture": architecture,
         "family": raw["family"],
         "num_hidden_layers": dims["num_hidden_layers"],
         "num_attention_heads": dims["num_attention_heads"],
@@ -231,6 +366,8 @@ def _entry(model: str, raw: dict, src: dict) -> dict:
             "url": f"https://github.com/{src['repo']}/blob/{src['commit']}/{src['path']}",
         },
     }
+    if raw.get("parameters_cover"):
+        entry["parameters_cover"] = raw["parameters_cover"]
     if src.get("context_path") and entry["max_position_embeddings"] is not None:
         entry["source"]["context_url"] = f"https://github.com/{src['repo']}/blob/{src['commit']}/{src['context_path']}"
     return entry
