@@ -44,6 +44,61 @@ def test_parameter_counts_match_the_model_cards(model, billions):
     assert round(data["models"][model]["parameters"] / 1e9, 2) == billions
 
 
+@pytest.mark.parametrize(
+    "model,billions,unit",
+    [
+        # the totals the model cards publish, to their last digit (`unit`, rounded or truncated):
+        # one per parameter formula
+        ("Qwen/Qwen2.5-7B", 7.61, 0.01),  # dense GQA with q/k/v biases
+        ("Qwen/Qwen2.5-72B", 72.7, 0.1),
+        ("Qwen/Qwen3-4B", 4.0, 0.1),  # q/k norm, tied embeddings
+        ("Qwen/Qwen3-30B-A3B", 30.5, 0.1),  # Qwen MoE
+        ("mistralai/Mistral-7B-v0.1", 7.24, 0.01),
+        ("mistralai/Mixtral-8x7B-v0.1", 46.7, 0.1),  # Mixtral MoE
+        ("openai/gpt-oss-120b", 116.83, 0.01),  # MoE with expert/router biases and attention sinks
+        ("openai/gpt-oss-20b", 20.91, 0.01),
+        ("moonshotai/Kimi-K2-Instruct", 1030, 10),  # MLA: "1T" on the card, 1.03T in the checkpoint
+        ("google/gemma-3-1b-it", 1.0, 0.1),  # four norms per layer, q/k norm, tied embeddings
+        ("deepseek-ai/DeepSeek-V3.2-Exp", 671, 1),  # the card's 685B includes the 14B MTP module
+    ],
+)
+def test_parameter_counts_of_the_other_families(model, billions, unit):
+    data = json.loads(gen.OUTPUT.read_text(encoding="utf-8"))
+    assert billions - unit / 2 <= data["models"][model]["parameters"] / 1e9 < billions + unit
+
+
+@pytest.mark.parametrize(
+    "model,arch,heads,kv,context,dtype",
+    [
+        ("Qwen/Qwen2.5-VL-7B-Instruct", "Qwen2_5_VLForConditionalGeneration", 28, 4, 128000, "bfloat16"),
+        ("Qwen/Qwen3-VL-235B-A22B-Instruct", "Qwen3VLMoeForConditionalGeneration", 64, 4, 262144, "bfloat16"),
+        ("openai/gpt-oss-120b", "GptOssForCausalLM", 64, 8, 131072, "mxfp4"),  # yarn with original_max: x1
+        ("moonshotai/Kimi-K2-Instruct", "DeepseekV3ForCausalLM", 64, 1, 131072, "fp8"),  # MLA: one KV head
+        ("Qwen/Qwen3-8B-FP8", "Qwen3ForCausalLM", 32, 8, 40960, "fp8"),
+        ("deepseek-ai/DeepSeek-V3.2-Exp", "DeepseekV32ForCausalLM", 128, 1, None, "fp8"),
+    ],
+)
+def test_registry_facts_of_the_other_families(model, arch, heads, kv, context, dtype):
+    facts = modelinfo.registry_facts(model)
+    assert (facts.architecture, facts.num_attention_heads, facts.num_key_value_heads, facts.context_length,
+            facts.dtype) == (arch, heads, kv, context, dtype)
+
+
+def test_multimodal_entries_say_what_their_count_covers():
+    data = json.loads(gen.OUTPUT.read_text(encoding="utf-8"))["models"]
+    assert "vision encoder is not counted" in data["Qwen/Qwen3-VL-2B-Instruct"]["parameters_cover"]
+    assert "parameters_cover" not in data["Qwen/Qwen3-4B"]
+
+
+def test_verifier_recomputes_the_new_formulas():
+    data = json.loads(gen.OUTPUT.read_text(encoding="utf-8"))
+    for model, key in (("openai/gpt-oss-20b", "num_experts"), ("deepseek-ai/DeepSeek-V3.2-Exp", "index_n_heads"),
+                       ("Qwen/Qwen2.5-7B", "intermediate_size")):
+        data["models"][model]["dims"][key] += 1
+    problems = gen.check(data)
+    assert len([p for p in problems if "parameters" in p]) == 3
+
+
 def test_every_entry_cites_a_pinned_source():
     data = json.loads(gen.OUTPUT.read_text(encoding="utf-8"))
     for model, e in data["models"].items():
@@ -107,4 +162,48 @@ def test_quantized_config_counts_its_quantized_bytes():
 
 def test_unknown_shape_has_no_parameter_count():
     cfg = dict(QWEN3_8B_SHAPE, model_type="some_hybrid")
+    assert modelinfo.facts_of_config(cfg, "config.json").parameters is None
+
+
+# the shape of openai/gpt-oss-20b's config.json (fields trimmed to what the formulas read)
+GPT_OSS_20B_SHAPE = {
+    "architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "hidden_size": 2880, "intermediate_size": 2880,
+    "num_hidden_layers": 24, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64,
+    "num_local_experts": 32, "vocab_size": 201088, "max_position_embeddings": 131072, "tie_word_embeddings": False,
+    "rope_scaling": {"rope_type": "yarn", "factor": 32.0, "original_max_position_embeddings": 4096},
+    "quantization_config": {"quant_method": "mxfp4"}, "torch_dtype": "bfloat16",
+}
+
+
+def test_local_config_uses_the_registry_formulas():
+    facts = modelinfo.facts_of_config(GPT_OSS_20B_SHAPE, "config.json")
+    assert (facts.num_attention_heads, facts.num_key_value_heads, facts.context_length, facts.dtype) == (
+        64, 8, 131072, "mxfp4")
+    assert round(facts.parameters / 1e9, 2) == 20.91  # the model card's 20.91B
+    assert facts.weight_bytes == facts.parameters * 0.5
+
+
+def test_local_multimodal_config_counts_its_language_model():
+    wrapped = {"architectures": ["Qwen3VLForConditionalGeneration"], "model_type": "qwen3_vl",
+               "tie_word_embeddings": False, "vision_config": {"depth": 27},
+               "text_config": dict(QWEN3_8B_SHAPE, model_type="qwen3_vl_text", architectures=None)}
+    facts = modelinfo.facts_of_config(wrapped, "config.json")
+    assert facts.num_attention_heads == 32 and facts.context_length == 40960
+    assert facts.parameters == modelinfo.facts_of_config(QWEN3_8B_SHAPE, "config.json").parameters
+
+
+def test_local_mla_config_has_one_kv_head():
+    kimi_like = {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "kimi_k2", "hidden_size": 7168,
+                 "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_hidden_layers": 61,
+                 "num_attention_heads": 64, "num_key_value_heads": 64, "n_routed_experts": 384, "n_shared_experts": 1,
+                 "first_k_dense_replace": 1, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+                 "qk_rope_head_dim": 64, "v_head_dim": 128, "topk_method": "noaux_tc", "vocab_size": 163840,
+                 "max_position_embeddings": 131072, "quantization_config": {"quant_method": "fp8"}}
+    facts = modelinfo.facts_of_config(kimi_like, "config.json")
+    assert facts.num_key_value_heads == 1
+    assert facts.parameters == modelinfo.registry_facts("moonshotai/Kimi-K2-Instruct").parameters
+
+
+def test_incomplete_local_config_has_no_parameter_count():
+    cfg = {k: v for k, v in GPT_OSS_20B_SHAPE.items() if k != "num_local_experts"}
     assert modelinfo.facts_of_config(cfg, "config.json").parameters is None

@@ -27,7 +27,6 @@ import ast
 import json
 import re
 import sys
-import urllib.request
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -50,6 +49,8 @@ def read_source(src: dict, mirror: str | None) -> str:
         # a directory of files exported at the pinned commit: <mirror>/<owner+name>/<commit>/<path>
         # (sgllint's package never starts a program, generators included)
         return (Path(mirror) / src["repo"].replace("/", "+") / src["commit"] / src["path"]).read_text(encoding="utf-8")
+    import urllib.request  # only when generating online: sgllint's checks import this module's formulas
+
     url = f"https://raw.githubusercontent.com/{src['repo']}/{src['commit']}/{src['path']}"
     with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310 - pinned https URL
         return resp.read().decode("utf-8")
@@ -288,15 +289,22 @@ HF_ARCHITECTURES = {
 QUANT_DTYPE = {"fp8": "fp8", "mxfp4": "mxfp4", "fbgemm_fp8": "fp8-mixed", "modelopt_fp4": "fp4", "nvfp4": "fp4"}
 
 
-def from_hf_config(text: str, src: dict) -> dict[str, dict]:
-    """A model's Hugging Face ``config.json`` as the Hub repository
-    publishes it: the text model's dimensions (``text_config`` of a
-    multimodal wrapper, whose vision encoder is then not counted), the
-    context length as SGLang derives it, the checkpoint dtype
-    (``quantization_config`` first)."""
-    c = json.loads(text)
+class UnmodelledConfig(ValueError):
+    """A config.json whose shape no parameter formula here covers."""
+
+
+def hf_config_facts(c: dict) -> dict:
+    """The derived facts of a Hugging Face ``config.json`` (a dict): the
+    text model's dimensions (``text_config`` of a multimodal wrapper, whose
+    vision encoder is then not counted), its parameter family, the context
+    length as SGLang derives it, the checkpoint dtype
+    (``quantization_config`` first). Raises `UnmodelledConfig` (or
+    KeyError for a missing dimension) for a shape not covered."""
     t = c["text_config"] if isinstance(c.get("text_config"), dict) else c
-    family, options = HF_ARCHITECTURES[t.get("model_type") or c["model_type"]]
+    model_type = t.get("model_type") or c.get("model_type")
+    if model_type not in HF_ARCHITECTURES:
+        raise UnmodelledConfig(f"model_type {model_type!r}")
+    family, options = HF_ARCHITECTURES[model_type]
     heads = t["num_attention_heads"]
     dims = {
         "hidden_size": t["hidden_size"],
@@ -316,7 +324,7 @@ def from_hf_config(text: str, src: dict) -> dict[str, dict]:
         dims["moe_intermediate_size"] = t.get("moe_intermediate_size") or t["intermediate_size"]
         # every layer sparse (Qwen3-MoE's decoder_sparse_step 1, no mlp_only_layers)
         if t.get("decoder_sparse_step", 1) != 1 or t.get("mlp_only_layers"):
-            raise SystemExit(f"{src['path']}: dense layers in a Qwen-MoE config are not modelled")
+            raise UnmodelledConfig("dense layers in a Qwen-MoE config")
     elif family == "deepseek":
         dims.update({k: t[k] for k in ("moe_intermediate_size", "n_routed_experts", "n_shared_experts",
                                        "first_k_dense_replace", "q_lora_rank", "kv_lora_rank",
@@ -325,14 +333,24 @@ def from_hf_config(text: str, src: dict) -> dict[str, dict]:
         dims["head_dim"] = t["qk_nope_head_dim"] + t["qk_rope_head_dim"]
         dims["gate_bias"] = t.get("topk_method") == "noaux_tc"  # e_score_correction_bias
         if t.get("moe_layer_freq", 1) != 1:
-            raise SystemExit(f"{src['path']}: moe_layer_freq != 1 is not modelled")
+            raise UnmodelledConfig("moe_layer_freq != 1")
     quant = c.get("quantization_config") or t.get("quantization_config")
-    dtype = QUANT_DTYPE[quant["quant_method"]] if quant else (
-        c.get("torch_dtype") or c.get("dtype") or t.get("torch_dtype") or t.get("dtype"))
+    if isinstance(quant, dict):
+        dtype = QUANT_DTYPE.get(str(quant.get("quant_method", "")).lower())
+    else:
+        dtype = c.get("torch_dtype") or c.get("dtype") or t.get("torch_dtype") or t.get("dtype")
     raw = {"family": family, "dims": dims, "dtype": dtype, "architecture": c["architectures"][0],
            "max_position_embeddings": sglang_context_length(t)}
     if t is not c:
         raw["parameters_cover"] = "language model (the vision encoder is not counted)"
+    return raw
+
+
+def from_hf_config(text: str, src: dict) -> dict[str, dict]:
+    """A model's ``config.json`` as its Hub repository publishes it."""
+    raw = hf_config_facts(json.loads(text))
+    if raw["dtype"] not in DTYPE_BYTES:
+        raise SystemExit(f"{src['path']}: checkpoint dtype {raw['dtype']!r} unknown")
     return {m: raw for m in src["models"]}
 
 
