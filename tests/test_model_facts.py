@@ -60,6 +60,11 @@ def test_parameter_counts_match_the_model_cards(model, billions):
         ("moonshotai/Kimi-K2-Instruct", 1030, 10),  # MLA: "1T" on the card, 1.03T in the checkpoint
         ("google/gemma-3-1b-it", 1.0, 0.1),  # four norms per layer, q/k norm, tied embeddings
         ("deepseek-ai/DeepSeek-V3.2-Exp", 671, 1),  # the card's 685B includes the 14B MTP module
+        ("zai-org/GLM-4.5-Air", 106, 1),  # dense-then-MoE with a shared expert (slime's Megatron args)
+        ("MiniMaxAI/MiniMax-M2", 229, 1),  # q/k norm over all heads
+        ("Qwen/Qwen3-235B-A22B", 235, 1),
+        ("Qwen/Qwen3-32B", 32.8, 0.1),
+        ("Qwen/Qwen3-0.6B", 0.6, 0.1),
     ],
 )
 def test_parameter_counts_of_the_other_families(model, billions, unit):
@@ -207,3 +212,46 @@ def test_local_mla_config_has_one_kv_head():
 def test_incomplete_local_config_has_no_parameter_count():
     cfg = {k: v for k, v in GPT_OSS_20B_SHAPE.items() if k != "num_local_experts"}
     assert modelinfo.facts_of_config(cfg, "config.json").parameters is None
+
+
+SLIME_STYLE_SCRIPT = """
+N_DENSE=2
+N_MOE=${LAYERS_OVERRIDE:-4}
+MODEL_ARGS=(
+   --num-layers $((N_DENSE + N_MOE))
+   --hidden-size 64 --ffn-hidden-size 256
+   --num-attention-heads 8
+   --group-query-attention
+   --num-query-groups 2
+   --kv-channels 16
+   --vocab-size 1000
+   --untie-embeddings-and-output-weights
+   --add-qkv-bias  # comment
+   # moe
+   --num-experts 4
+   --moe-ffn-hidden-size 32
+   --moe-shared-expert-intermediate-size 32
+   --moe-router-enable-expert-bias
+   --moe-layer-freq [0]*$N_DENSE+[1]*$N_MOE
+)
+"""
+
+
+def test_megatron_args_of_a_slime_style_script():
+    raw = gen.from_megatron_args(SLIME_STYLE_SCRIPT, {"models": ["m"], "architecture": "A", "path": "x.sh"})["m"]
+    d = raw["dims"]
+    assert (raw["family"], raw["dtype"], d["num_hidden_layers"], d["num_key_value_heads"], d["head_dim"]) == (
+        "moe", None, 6, 2, 16)
+    assert (d["first_k_dense_replace"], d["shared_expert_intermediate_size"], d["qkv_bias"], d["router_bias"]) == (
+        2, 32, True, True)
+    assert "tie_word_embeddings" not in d
+    attn = 64 * 8 * 16 * 2 + 64 * 2 * 16 * 2 + 8 * 16 + 2 * 2 * 16
+    moe = 4 * 3 * 64 * 32 + 64 * 4 + 4 + 3 * 64 * 32
+    expected = 2 * 1000 * 64 + 6 * (attn + 2 * 64) + 2 * 3 * 64 * 256 + 4 * moe + 64
+    assert gen.PARAMS["moe"](d) == expected
+
+
+def test_entries_without_a_dtype_give_no_weight_estimate():
+    facts = modelinfo.registry_facts("zai-org/GLM-4.5")
+    assert (facts.architecture, facts.num_attention_heads, facts.num_key_value_heads) == ("Glm4MoeForCausalLM", 96, 8)
+    assert facts.dtype is None and facts.weight_bytes is None and facts.context_length is None

@@ -66,8 +66,8 @@ def llama_params(d: dict) -> int:
     reference ``model.py``); the optional dims cover its relatives: Qwen2's
     q/k/v biases (``qkv_bias``), gpt-oss's o-projection bias and attention
     sinks (``o_bias``, ``attention_sinks``), Qwen3's and Gemma 3's per-head
-    q/k RMSNorm (``qk_norm``), Gemma 3's four norms per layer
-    (``norms_per_layer``)."""
+    q/k RMSNorm (``qk_norm``; MiniMax-M2's over all heads: ``qk_norm_full``),
+    Gemma 3's four norms per layer (``norms_per_layer``)."""
     h, heads, kv, hd = d["hidden_size"], d["num_attention_heads"], d["num_key_value_heads"], d["head_dim"]
     attn = h * heads * hd * 2 + h * kv * hd * 2
     if d.get("qkv_bias"):
@@ -78,6 +78,8 @@ def llama_params(d: dict) -> int:
         attn += heads
     if d.get("qk_norm"):
         attn += 2 * hd
+    if d.get("qk_norm_full"):  # one RMSNorm over all heads (MiniMax-M2)
+        attn += heads * hd + kv * hd
     mlp = 3 * h * d["intermediate_size"]
     layer = attn + mlp + d.get("norms_per_layer", 2) * h
     embed = d["vocab_size"] * h * (1 if d.get("tie_word_embeddings") else 2)
@@ -85,14 +87,21 @@ def llama_params(d: dict) -> int:
 
 
 def moe_params(d: dict) -> int:
-    """Every layer a router over ``num_experts`` SwiGLU experts of width
-    ``moe_intermediate_size`` (Qwen3-MoE, Mixtral, gpt-oss), attention as
-    `llama_params`; gpt-oss's experts and router carry biases
-    (``expert_bias``, ``router_bias``)."""
+    """A router over ``num_experts`` SwiGLU experts of width
+    ``moe_intermediate_size`` (Qwen3-MoE, Mixtral, gpt-oss, GLM-4.5,
+    MiniMax-M2), attention as `llama_params`; gpt-oss's experts and router
+    carry biases (``expert_bias``, ``router_bias``), GLM-4.5's and
+    MiniMax-M2's router a score-correction bias (``router_bias``); GLM-4.5
+    adds a shared expert (``shared_expert_intermediate_size``) and starts
+    with dense layers (``first_k_dense_replace``, of ``intermediate_size``)."""
     h, e, w = d["hidden_size"], d["num_experts"], d["moe_intermediate_size"]
     expert = 3 * h * w + ((2 * w + h) if d.get("expert_bias") else 0)
     router = h * e + (e if d.get("router_bias") else 0)
-    return llama_params(dict(d, intermediate_size=0)) + d["num_hidden_layers"] * (e * expert + router)
+    shared = 3 * h * d.get("shared_expert_intermediate_size", 0)
+    n_dense = d.get("first_k_dense_replace", 0)
+    base = llama_params(dict(d, intermediate_size=0))
+    return base + n_dense * 3 * h * d["intermediate_size"] + (d["num_hidden_layers"] - n_dense) * (
+        e * expert + router + shared)
 
 
 def deepseek_params(d: dict) -> int:
@@ -354,8 +363,111 @@ def from_hf_config(text: str, src: dict) -> dict[str, dict]:
     return {m: raw for m in src["models"]}
 
 
+# -- Megatron arguments of slime's model scripts --------------------------------
+
+#: ``--spec`` plugins that change what the arguments build
+MEGATRON_SPECS = {"slime_plugins.models.minimax_m2": {"qk_norm": False, "qk_norm_full": True}}
+
+
+def _bash_value(text: str, env: dict[str, str]) -> str:
+    """``text`` of the script with ``$((A + B))``, ``$VAR``, ``${VAR}`` and
+    ``${VAR:-default}`` expanded (what slime's model scripts use)."""
+    def term(t: str) -> int:
+        t = t.strip().lstrip("$")
+        return int(env.get(t, t))
+
+    def var(m):
+        name = m.group(1) or m.group(3) or m.group(4)
+        default = m.group(2)
+        return env.get(name, default if default is not None else m.group(0))
+
+    text = re.sub(r"\$\(\(([\w\s+$]+)\)\)", lambda m: str(sum(term(t) for t in m.group(1).split("+"))), text)
+    return re.sub(r"\$\{(\w+):-([^}]*)\}|\$\{(\w+)\}|\$(\w+)", var, text)
+
+
+def megatron_args(text: str) -> tuple[dict, dict]:
+    """(``MODEL_ARGS`` as {flag: value or True}, the script's variables)."""
+    import shlex
+
+    env: dict[str, str] = {}
+    for line in text.splitlines():
+        m = re.fullmatch(r"\s*(\w+)=(\S+)\s*", line)
+        if m and not m.group(2).startswith("("):
+            env[m.group(1)] = _bash_value(m.group(2).strip('"'), env)
+    block = re.search(r"MODEL_ARGS=\((.*?)\n\s*\)", text, re.S)
+    if block is None:
+        raise SystemExit("no MODEL_ARGS=( ... ) in the script")
+    tokens = shlex.split(_bash_value(block.group(1), env), comments=True)
+    args: dict = {}
+    for i, tok in enumerate(tokens):
+        if tok.startswith("--"):
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            args[tok[2:]] = nxt if nxt is not None and not nxt.startswith("--") else True
+            if tok == "--spec":  # --spec MODULE FUNCTION
+                args["spec"] = nxt
+    return args, env
+
+
+def _dense_layers(args: dict, env: dict) -> int:
+    """Leading dense layers: ``--moe-layer-freq [0]*K+[1]*M`` (K), or the
+    list slime's scripts build from ``FIRST_K_DENSE_REPLACE``."""
+    freq = args.get("moe-layer-freq")
+    if freq is None:
+        return 0
+    if freq.startswith("$") and "FIRST_K_DENSE_REPLACE" in env:
+        return int(env["FIRST_K_DENSE_REPLACE"])
+    m = re.fullmatch(r"\[0\]\*(\d+)\+\[1\]\*(\d+)", freq.replace(" ", ""))
+    if m:
+        return int(m.group(1))
+    m = re.fullmatch(r"\[1\]\*(\d+)", freq.replace(" ", ""))
+    if m:
+        return 0
+    raise SystemExit(f"--moe-layer-freq {freq!r} not understood")
+
+
+def from_megatron_args(text: str, src: dict) -> dict[str, dict]:
+    """THUDM/slime's ``scripts/models/*.sh``: the Megatron arguments slime
+    trains and converts each Hugging Face checkpoint with (mbridge maps
+    them to the checkpoint's tensors, so the shapes are the checkpoint's).
+    They state neither the context length nor the checkpoint dtype."""
+    a, env = megatron_args(text)
+    if "multi-latent-attention" in a:
+        raise SystemExit(f"{src['path']}: MLA scripts are read from the models' own sources instead")
+    heads = int(a["num-attention-heads"])
+    dims = {
+        "hidden_size": int(a["hidden-size"]),
+        "num_hidden_layers": int(a["num-layers"]),
+        "num_attention_heads": heads,
+        "num_key_value_heads": int(a["num-query-groups"]) if a.get("group-query-attention") else heads,
+        "head_dim": int(a.get("kv-channels") or int(a["hidden-size"]) // heads),
+        "intermediate_size": int(a["ffn-hidden-size"]),
+        "vocab_size": int(a["vocab-size"]),
+    }
+    if not a.get("untie-embeddings-and-output-weights"):
+        dims["tie_word_embeddings"] = True
+    if a.get("add-qkv-bias"):
+        dims["qkv_bias"] = True
+    if a.get("qk-layernorm"):
+        dims["qk_norm"] = True
+    dims.update(MEGATRON_SPECS.get(a.get("spec"), {}))
+    dims = {k: v for k, v in dims.items() if v is not False}
+    family = "llama"
+    if a.get("num-experts"):
+        family = "moe"
+        dims.update(num_experts=int(a["num-experts"]), moe_intermediate_size=int(a["moe-ffn-hidden-size"]))
+        if a.get("moe-shared-expert-intermediate-size"):
+            dims["shared_expert_intermediate_size"] = int(a["moe-shared-expert-intermediate-size"])
+        if a.get("moe-router-enable-expert-bias"):
+            dims["router_bias"] = True
+        dense = _dense_layers(a, env)
+        if dense:
+            dims["first_k_dense_replace"] = dense
+    return {m: {"family": family, "dims": dims, "dtype": None, "architecture": src["architecture"]}
+            for m in src["models"]}
+
+
 FORMATS = {"llama-models-sku": from_llama_sku, "deepseek-inference": from_deepseek_inference,
-           "hf-config": from_hf_config}
+           "hf-config": from_hf_config, "megatron-args": from_megatron_args}
 
 
 def _entry(model: str, raw: dict, src: dict) -> dict:
@@ -430,7 +542,7 @@ def check(data: dict) -> list[str]:
                 problems.append(f"{model}: {key} {e[key]} != dims {e['dims'][key]}")
         if e["num_attention_heads"] % e["num_key_value_heads"]:
             problems.append(f"{model}: {e['num_attention_heads']} heads not a multiple of {e['num_key_value_heads']} KV heads")
-        if e["dtype"] not in DTYPE_BYTES:
+        if e["dtype"] is not None and e["dtype"] not in DTYPE_BYTES:  # None: the source does not say
             problems.append(f"{model}: unknown dtype {e['dtype']}")
         if e["max_position_embeddings"] is not None and e["max_position_embeddings"] < 2048:
             problems.append(f"{model}: context length {e['max_position_embeddings']} below SGLang's 2048 fallback")
