@@ -466,8 +466,75 @@ def from_megatron_args(text: str, src: dict) -> dict[str, dict]:
             for m in src["models"]}
 
 
+# -- google-deepmind/gemma's TransformerConfig ------------------------------------
+
+
+def _arith(node, names: dict):
+    """An integer/bool expression of constants, module constants and
+    + - * // (how ``_gemma.py`` writes its dimensions)."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.BinOp):
+        left, right = _arith(node.left, names), _arith(node.right, names)
+        ops = {ast.Add: lambda: left + right, ast.Sub: lambda: left - right, ast.Mult: lambda: left * right,
+               ast.FloorDiv: lambda: left // right}
+        if type(node.op) in ops:
+            return ops[type(node.op)]()
+    raise SystemExit(f"expression not understood: {ast.unparse(node)}")
+
+
+def from_gemma_transformer(text: str, src: dict) -> dict[str, dict]:
+    """google-deepmind/gemma's ``gm/nn/_gemma.py``: the ``TransformerConfig``
+    of each model class (``classes`` in the source maps Hub id -> class).
+    Gemma ties its embeddings; the vision encoder is not counted; the file
+    states no context length or checkpoint dtype."""
+    tree = ast.parse(text)
+    names = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                names[node.targets[0].id] = _arith(node.value, names)
+            except SystemExit:
+                pass
+    configs = {}
+    for cls in tree.body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for node in cls.body:
+            if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "config" and isinstance(
+                    node.value, ast.Call):
+                configs[cls.name] = {kw.arg: kw.value for kw in node.value.keywords}
+    out = {}
+    for model in src["models"]:
+        kw = configs[src["classes"][model]]
+        layers = next(k.value for k in kw["attention_types"].keywords if k.arg == "num_layers")
+        norms = 2 + bool(_arith(kw["use_post_attn_norm"], names)) + bool(_arith(kw["use_post_ffw_norm"], names))
+        dims = {
+            "hidden_size": _arith(kw["embed_dim"], names),
+            "num_hidden_layers": _arith(layers, names),
+            "num_attention_heads": _arith(kw["num_heads"], names),
+            "num_key_value_heads": _arith(kw["num_kv_heads"], names),
+            "head_dim": _arith(kw["head_dim"], names),
+            "intermediate_size": _arith(kw["hidden_dim"], names),
+            "vocab_size": _arith(kw["num_embed"], names),
+            "tie_word_embeddings": True,
+            "norms_per_layer": norms,
+        }
+        if _arith(kw["use_qk_norm"], names):
+            dims["qk_norm"] = True
+        raw = {"family": "llama", "dims": dims, "dtype": None, "architecture": src["architecture"]}
+        vision = kw.get("vision_encoder")
+        if vision is not None and not (isinstance(vision, ast.Constant) and vision.value is None):
+            raw["parameters_cover"] = "language model (the vision encoder is not counted)"
+        out[model] = raw
+    return out
+
+
 FORMATS = {"llama-models-sku": from_llama_sku, "deepseek-inference": from_deepseek_inference,
-           "hf-config": from_hf_config, "megatron-args": from_megatron_args}
+           "hf-config": from_hf_config, "megatron-args": from_megatron_args,
+           "gemma-transformer": from_gemma_transformer}
 
 
 def _entry(model: str, raw: dict, src: dict) -> dict:
