@@ -65,6 +65,8 @@ def test_parameter_counts_match_the_model_cards(model, billions):
         ("Qwen/Qwen3-235B-A22B", 235, 1),
         ("Qwen/Qwen3-32B", 32.8, 0.1),
         ("Qwen/Qwen3-0.6B", 0.6, 0.1),
+        ("meta-llama/Llama-3.2-1B-Instruct", 1.23, 0.01),  # tied embeddings
+        ("google/gemma-3-27b-it", 27.0, 0.1),  # language model (the card's 27B; 27.4B with SigLIP)
     ],
 )
 def test_parameter_counts_of_the_other_families(model, billions, unit):

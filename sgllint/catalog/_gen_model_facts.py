@@ -2,9 +2,16 @@
 listed in ``catalog/model_sources.toml``.
 
 The registry holds DERIVED facts only (architecture, layers, attention / KV
-heads, head dim, hidden size, max context when the source states it,
-parameter count, checkpoint dtype), each entry with the repository, commit
-and path it was derived from. Nothing of the source files is stored.
+heads, head dim, hidden size, the context length SGLang derives when the
+source states it, parameter count, checkpoint dtype when the source states
+it -- else null, and the checks needing it stay silent), each entry with the
+repository, commit and path it was derived from. Nothing of the source files
+is stored. Formats (one parser each): ``llama-models-sku``,
+``deepseek-inference``, ``hf-config`` (a Hub ``config.json``),
+``megatron-args`` (slime's model scripts), ``gemma-transformer``
+(google-deepmind/gemma); parameter families: ``llama`` (dense GQA and its
+relatives), ``moe`` (Qwen-MoE, Mixtral, gpt-oss, GLM-4.5, MiniMax-M2),
+``deepseek`` (MLA: DeepSeek, Kimi K2).
 
     python -m sgllint.catalog._gen_model_facts --mirror DIR   # files exported at the pinned commits
     python -m sgllint.catalog._gen_model_facts                          # online: raw.githubusercontent.com
@@ -16,8 +23,9 @@ source pinned in ``model_sources.toml`` at a full commit hash. With
 ``--mirror`` or online, ``--check`` also re-reads the sources and compares.
 
 Parameter counts are computed from the architecture's dimensions (the
-formula of each format below), not copied: they count the served model's
-weights (for DeepSeek-V3 without the MTP module, as the model card's 671B).
+formula of each family below), not copied: they count the served model's
+weights (for DeepSeek-V3 without the MTP module, as the model card's 671B;
+for a multimodal model its language model, ``parameters_cover`` says so).
 """
 
 from __future__ import annotations
@@ -618,7 +626,7 @@ def check(data: dict) -> list[str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mirror", help="directory of git mirrors (<owner>+<name>/repo); default: fetch from GitHub")
+    ap.add_argument("--mirror", help="directory of the pinned files (<owner>+<name>/<commit>/<path>); default: fetch from GitHub")
     ap.add_argument("--check", action="store_true", help="verify the checked-in registry instead of writing it")
     ap.add_argument("--offline", action="store_true", help="with --check: do not re-read the sources")
     opts = ap.parse_args(argv)
