@@ -257,3 +257,40 @@ def test_entries_without_a_dtype_give_no_weight_estimate():
     facts = modelinfo.registry_facts("zai-org/GLM-4.5")
     assert (facts.architecture, facts.num_attention_heads, facts.num_key_value_heads) == ("Glm4MoeForCausalLM", 96, 8)
     assert facts.dtype is None and facts.weight_bytes is None and facts.context_length is None
+
+
+def _hub_shaped(model: str, **keys) -> dict:
+    """A config.json in the Hub's key names, its dimensions taken from a
+    registry entry derived from another format (so both readings must agree)."""
+    e = json.loads(gen.OUTPUT.read_text(encoding="utf-8"))["models"][model]
+    d = e["dims"]
+    base = {"architectures": [e["architecture"]], "hidden_size": d["hidden_size"],
+            "num_hidden_layers": d["num_hidden_layers"], "num_attention_heads": d["num_attention_heads"],
+            "num_key_value_heads": d["num_key_value_heads"], "head_dim": d["head_dim"],
+            "intermediate_size": d["intermediate_size"], "vocab_size": d["vocab_size"],
+            "tie_word_embeddings": bool(d.get("tie_word_embeddings")), "torch_dtype": "bfloat16",
+            "max_position_embeddings": 131072}
+    return dict(base, **keys), e["parameters"]
+
+
+@pytest.mark.parametrize(
+    "model,keys",
+    [
+        ("zai-org/GLM-4.5-Air", {"model_type": "glm4_moe", "n_routed_experts": 128, "n_shared_experts": 1,
+                                 "moe_intermediate_size": 1408, "first_k_dense_replace": 1,
+                                 "attention_bias": True, "use_qk_norm": False}),
+        ("zai-org/GLM-4.5", {"model_type": "glm4_moe", "n_routed_experts": 160, "n_shared_experts": 1,
+                             "moe_intermediate_size": 1536, "first_k_dense_replace": 3,
+                             "attention_bias": True, "use_qk_norm": True}),
+        ("MiniMaxAI/MiniMax-M2", {"model_type": "minimax_m2", "num_local_experts": 256, "use_routing_bias": True,
+                                  "use_qk_norm": True, "qk_norm_type": "per_layer"}),
+        ("deepseek-ai/DeepSeek-V3.2-Exp", {"model_type": "deepseek_v32", "n_routed_experts": 256, "n_shared_experts": 1,
+                                           "moe_intermediate_size": 2048, "first_k_dense_replace": 3,
+                                           "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+                                           "qk_rope_head_dim": 64, "v_head_dim": 128, "topk_method": "noaux_tc",
+                                           "index_n_heads": 64, "index_head_dim": 128}),
+    ],
+)
+def test_local_configs_of_megatron_sourced_families_agree(model, keys):
+    cfg, expected = _hub_shaped(model, **keys)
+    assert modelinfo.facts_of_config(cfg, "config.json").parameters == expected

@@ -300,6 +300,11 @@ HF_ARCHITECTURES = {
                         "router_bias": True}),
     "deepseek_v3": ("deepseek", {}),
     "kimi_k2": ("deepseek", {}),
+    "deepseek_v32": ("deepseek", {}),
+    # the next two read their MoE layout from their own keys (`_moe_layout`); a
+    # config.json of theirs is read when a local model directory holds one
+    "glm4_moe": ("moe", {"router_bias": True}),
+    "minimax_m2": ("moe", {}),
 }
 
 #: quantization_config.quant_method -> checkpoint dtype (DTYPE_BYTES)
@@ -308,6 +313,27 @@ QUANT_DTYPE = {"fp8": "fp8", "mxfp4": "mxfp4", "fbgemm_fp8": "fp8-mixed", "model
 
 class UnmodelledConfig(ValueError):
     """A config.json whose shape no parameter formula here covers."""
+
+
+def _moe_layout(model_type: str, t: dict) -> dict:
+    """The MoE dims of `moe_params` from a config's own keys."""
+    if model_type == "glm4_moe":  # Glm4MoeConfig: dense first layers, shared experts
+        return {"num_experts": t["n_routed_experts"], "moe_intermediate_size": t["moe_intermediate_size"],
+                "shared_expert_intermediate_size": t.get("n_shared_experts", 0) * t["moe_intermediate_size"],
+                "first_k_dense_replace": t.get("first_k_dense_replace", 0),
+                **({"qkv_bias": True} if t.get("attention_bias") else {}),
+                **({"qk_norm": True} if t.get("use_qk_norm") else {})}
+    if model_type == "minimax_m2":  # experts of intermediate_size; q/k norm over all heads
+        if t.get("use_qk_norm") and t.get("qk_norm_type", "per_layer") != "per_layer":
+            raise UnmodelledConfig(f"minimax_m2 qk_norm_type {t.get('qk_norm_type')!r}")
+        return {"num_experts": t["num_local_experts"], "moe_intermediate_size": t["intermediate_size"],
+                **({"router_bias": True} if t.get("use_routing_bias") else {}),
+                **({"qk_norm_full": True} if t.get("use_qk_norm") else {})}
+    # every layer sparse (Qwen3-MoE's decoder_sparse_step 1, no mlp_only_layers)
+    if t.get("decoder_sparse_step", 1) != 1 or t.get("mlp_only_layers"):
+        raise UnmodelledConfig("dense layers in a Qwen-MoE config")
+    return {"num_experts": t.get("num_experts") or t["num_local_experts"],
+            "moe_intermediate_size": t.get("moe_intermediate_size") or t["intermediate_size"]}
 
 
 def hf_config_facts(c: dict) -> dict:
@@ -337,11 +363,7 @@ def hf_config_facts(c: dict) -> dict:
         dims["tie_word_embeddings"] = True
     dims.update(options)
     if family == "moe":
-        dims["num_experts"] = t.get("num_experts") or t["num_local_experts"]
-        dims["moe_intermediate_size"] = t.get("moe_intermediate_size") or t["intermediate_size"]
-        # every layer sparse (Qwen3-MoE's decoder_sparse_step 1, no mlp_only_layers)
-        if t.get("decoder_sparse_step", 1) != 1 or t.get("mlp_only_layers"):
-            raise UnmodelledConfig("dense layers in a Qwen-MoE config")
+        dims.update(_moe_layout(model_type, t))
     elif family == "deepseek":
         dims.update({k: t[k] for k in ("moe_intermediate_size", "n_routed_experts", "n_shared_experts",
                                        "first_k_dense_replace", "q_lora_rank", "kv_lora_rank",
@@ -351,6 +373,8 @@ def hf_config_facts(c: dict) -> dict:
         dims["gate_bias"] = t.get("topk_method") == "noaux_tc"  # e_score_correction_bias
         if t.get("moe_layer_freq", 1) != 1:
             raise UnmodelledConfig("moe_layer_freq != 1")
+        if t.get("index_n_heads"):  # V3.2's indexer
+            dims.update(index_n_heads=t["index_n_heads"], index_head_dim=t["index_head_dim"])
     quant = c.get("quantization_config") or t.get("quantization_config")
     if isinstance(quant, dict):
         dtype = QUANT_DTYPE.get(str(quant.get("quant_method", "")).lower())
