@@ -395,6 +395,19 @@ def from_hf_config(text: str, src: dict) -> dict[str, dict]:
     return {m: raw for m in src["models"]}
 
 
+def from_mlc_preset(text: str, src: dict) -> dict[str, dict]:
+    """mlc-ai/mlc-llm's ``model_preset.py``: ``MODEL_PRESETS``, the Hub
+    ``config.json`` of each preset as a dict literal (read with ``ast``, never
+    imported); ``preset`` in the source names the entry."""
+    for node in ast.parse(text).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        if getattr(target, "id", None) == "MODEL_PRESETS" and isinstance(node.value, ast.Dict):
+            for key, value in zip(node.value.keys, node.value.values):
+                if ast.literal_eval(key) == src["preset"]:
+                    return from_hf_config(json.dumps(ast.literal_eval(value)), src)
+    raise SystemExit(f"{src['path']}: no MODEL_PRESETS[{src['preset']!r}]")
+
+
 # -- Megatron arguments of slime's model scripts --------------------------------
 
 #: ``--spec`` plugins that change what the arguments build
@@ -566,7 +579,7 @@ def from_gemma_transformer(text: str, src: dict) -> dict[str, dict]:
 
 FORMATS = {"llama-models-sku": from_llama_sku, "deepseek-inference": from_deepseek_inference,
            "hf-config": from_hf_config, "megatron-args": from_megatron_args,
-           "gemma-transformer": from_gemma_transformer}
+           "gemma-transformer": from_gemma_transformer, "mlc-preset": from_mlc_preset}
 
 
 def _entry(model: str, raw: dict, src: dict) -> dict:
@@ -597,6 +610,11 @@ def _entry(model: str, raw: dict, src: dict) -> dict:
     }
     if raw.get("parameters_cover"):
         entry["parameters_cover"] = raw["parameters_cover"]
+    # which part of a many-model file: an MLC preset, a gemma class
+    if src.get("preset"):
+        entry["source"]["entry"] = f"MODEL_PRESETS[{src['preset']!r}]"
+    elif src.get("classes"):
+        entry["source"]["entry"] = src["classes"][model]
     if src.get("context_path") and entry["max_position_embeddings"] is not None:
         entry["source"]["context_url"] = f"https://github.com/{src['repo']}/blob/{src['commit']}/{src['context_path']}"
     return entry
@@ -615,6 +633,8 @@ def generate(mirror: str | None) -> dict:
         if missing:
             raise SystemExit(f"{src['repo']}:{src['path']}: no entry for {sorted(missing)}")
         for model in src["models"]:
+            if model in models:
+                raise SystemExit(f"{model}: listed under two sources")
             models[model] = _entry(model, raw[model], src)
     return {"generated_by": "python -m sgllint.catalog._gen_model_facts", "models": models}
 
@@ -623,13 +643,15 @@ def check(data: dict) -> list[str]:
     """Offline consistency of a registry: the problems found (empty = good)."""
     problems = []
     sources = tomllib.loads(SOURCES.read_text(encoding="utf-8"))["source"]
-    pinned = {(s["repo"], s["commit"], s["path"]): s for s in sources}
+    pinned: dict[tuple, set] = {}  # (repo, commit, path) -> the models listed under it (one file, several presets)
+    for source in sources:
+        pinned.setdefault((source["repo"], source["commit"], source["path"]), set()).update(source["models"])
     for model, e in data["models"].items():
         src = e["source"]
         key = (src["repo"], src["commit"], src["path"])
         if key not in pinned or not _COMMIT.match(src["commit"]):
             problems.append(f"{model}: source {key} is not pinned in model_sources.toml")
-        elif model not in pinned[key]["models"]:
+        elif model not in pinned[key]:
             problems.append(f"{model}: not listed under its source in model_sources.toml")
         if e["family"] not in PARAMS:
             problems.append(f"{model}: unknown family {e['family']}")
