@@ -130,3 +130,26 @@ def test_config_override_stays_silent(run_cli, tmp_path):
                                     "--context-length 32768 --json-model-override-args "
                                     "'{\"max_position_embeddings\": 32768}'\n"})
     assert _findings(run_cli, tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "launch,code,message",
+    [
+        # the registry's families beyond Llama/DeepSeek, each through the rule its facts feed
+        ("--model-path zai-org/GLM-4.5 --tp-size 3", "SGL509", "8 KV heads / TP 3"),
+        ("--model-path zai-org/GLM-4.5 --tp-size 4", None, None),
+        # its source (slime's Megatron arguments) states no dtype: no weights verdict
+        ("--model-path zai-org/GLM-4.5 --tp-size 1 --mem-fraction-static 0.8", None, None),
+        ("--model-path openai/gpt-oss-120b --tp-size 1 --mem-fraction-static 0.5", "SGL511", "116.8B parameters × mxfp4"),
+        ("--model-path openai/gpt-oss-120b --tp-size 1 --mem-fraction-static 0.8", None, None),
+        ("--model-path Qwen/Qwen3-30B-A3B --context-length 65536", "SGL510", "65536 > 40960"),
+        ("--model-path Qwen/Qwen3-VL-235B-A22B-Instruct --tp-size 8 --context-length 262144", None, None),
+        ("--model-path Qwen/Qwen3-VL-235B-A22B-Instruct --tp-size 2", "SGL511", "235.1B parameters × bfloat16"),
+    ],
+)
+def test_registry_families(run_cli, tmp_path, launch, code, message):
+    _project(tmp_path, {"serve.sh": f"# sgllint: gpu=H100\npython3 -m sglang.launch_server {launch}\n"})
+    found = _findings(run_cli, tmp_path)
+    assert [c for c, _ in found] == ([code] if code else [])
+    if code:
+        assert message in found[0][1] and "sgllint's model registry" in found[0][1]
