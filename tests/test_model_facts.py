@@ -294,3 +294,9 @@ def _hub_shaped(model: str, **keys) -> dict:
 def test_local_configs_of_megatron_sourced_families_agree(model, keys):
     cfg, expected = _hub_shaped(model, **keys)
     assert modelinfo.facts_of_config(cfg, "config.json").parameters == expected
+
+
+@pytest.mark.parametrize("bad", [{"hidden_size": "2880"}, {"num_local_experts": -32}, {"vocab_size": 2.5e5},
+                                 {"model_type": None}, {"num_attention_heads": 0}])
+def test_malformed_local_config_has_no_parameter_count(bad):
+    assert modelinfo.facts_of_config(dict(GPT_OSS_20B_SHAPE, **bad), "config.json").parameters is None

@@ -380,7 +380,7 @@ def hf_config_facts(c: dict) -> dict:
         dtype = QUANT_DTYPE.get(str(quant.get("quant_method", "")).lower())
     else:
         dtype = c.get("torch_dtype") or c.get("dtype") or t.get("torch_dtype") or t.get("dtype")
-    raw = {"family": family, "dims": dims, "dtype": dtype, "architecture": c["architectures"][0],
+    raw = {"family": family, "dims": dims, "dtype": dtype, "architecture": (c.get("architectures") or [None])[0],
            "max_position_embeddings": sglang_context_length(t)}
     if t is not c:
         raw["parameters_cover"] = "language model (the vision encoder is not counted)"
@@ -390,6 +390,8 @@ def hf_config_facts(c: dict) -> dict:
 def from_hf_config(text: str, src: dict) -> dict[str, dict]:
     """A model's ``config.json`` as its Hub repository publishes it."""
     raw = hf_config_facts(json.loads(text))
+    if not raw["architecture"]:
+        raise SystemExit(f"{src['path']}: no architectures")
     if raw["dtype"] not in DTYPE_BYTES:
         raise SystemExit(f"{src['path']}: checkpoint dtype {raw['dtype']!r} unknown")
     return {m: raw for m in src["models"]}

@@ -258,8 +258,15 @@ def _config_params(config: dict) -> Optional[int]:
     any other shape (sgllint then stays silent rather than guess)."""
     try:
         raw = _gen.hf_config_facts(config)
-        return _gen.PARAMS[raw["family"]](raw["dims"])
-    except (_gen.UnmodelledConfig, KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
+        # a user's file: every dimension a whole number (flags aside), or no count
+        dims = raw["dims"]
+        if any(not isinstance(v, (bool, int)) or v < 0 for v in dims.values() if v is not None):
+            return None
+        if not all(_pos_int(dims[k]) for k in ("hidden_size", "num_hidden_layers", "num_attention_heads",
+                                                "num_key_value_heads", "head_dim", "vocab_size")):
+            return None
+        return _pos_int(_gen.PARAMS[raw["family"]](dims))
+    except (_gen.UnmodelledConfig, KeyError, TypeError, ValueError, ZeroDivisionError, IndexError, AttributeError):
         return None
 
 
