@@ -153,3 +153,34 @@ def test_registry_families(run_cli, tmp_path, launch, code, message):
     assert [c for c, _ in found] == ([code] if code else [])
     if code:
         assert message in found[0][1] and "sgllint's model registry" in found[0][1]
+
+
+# the shape of moonshotai/Kimi-K2-Instruct's config.json (MLA, 384 experts, block FP8)
+KIMI_K2_SHAPE = {
+    "architectures": ["DeepseekV3ForCausalLM"], "model_type": "kimi_k2", "hidden_size": 7168, "intermediate_size": 18432,
+    "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 64, "num_key_value_heads": 64,
+    "n_routed_experts": 384, "n_shared_experts": 1, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+    "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+    "topk_method": "noaux_tc", "vocab_size": 163840, "max_position_embeddings": 131072, "tie_word_embeddings": False,
+    "rope_scaling": {"type": "yarn", "factor": 32.0, "original_max_position_embeddings": 4096},
+    "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}, "torch_dtype": "bfloat16",
+}
+
+
+@pytest.mark.parametrize(
+    "flags,code,message",
+    [
+        ("--tp-size 8 --mem-fraction-static 0.9", "SGL511", "1026.4B parameters × fp8 / TP 8"),
+        ("--tp-size 16 --nnodes 2 --mem-fraction-static 0.9", None, None),
+        ("--tp-size 16 --nnodes 2 --context-length 262144", "SGL510", "262144 > 131072"),
+    ],
+)
+def test_local_mla_model_dir(run_cli, tmp_path, flags, code, message):
+    _project(tmp_path, {
+        "ckpt/kimi-k2/config.json": KIMI_K2_SHAPE,
+        "serve.sh": f"# sgllint: gpu=H100\npython3 -m sglang.launch_server --model-path ./ckpt/kimi-k2 {flags}\n",
+    })
+    found = _findings(run_cli, tmp_path)
+    assert [c for c, _ in found] == ([code] if code else [])
+    if code:
+        assert message in found[0][1] and "config.json" in found[0][1]
