@@ -12,6 +12,7 @@ versions and kept once.
 from __future__ import annotations
 
 import re
+from array import array
 from typing import Callable, Optional
 
 from sgllint.formats.remap import remap_facts
@@ -39,17 +40,18 @@ def _conflicts(text: str) -> list[list[tuple[str, int, int]]]:
     return found
 
 
-def _side(text: str, conflicts: list, keep: str) -> tuple[str, list[int]]:
+def _side(text: str, conflicts: list, keep: str) -> tuple[str, array]:
     """``text`` as the ``keep`` side ("<" ours, "=" theirs) wrote it: the
     marker lines, the other side's lines and a diff3 base section left out
     (a blank line in their place would end a ``\\``-continued command), and
-    the file offset of each of its characters (plus its end)."""
+    the file offset of each of its characters (plus its end; an array of
+    machine integers: a list would hold an int object per character)."""
     cut = []
     for markers in conflicts:
         for (kind, start, end), (_, next_start, _) in zip(markers, markers[1:] + [(None, None, None)]):
             line_end = end + 1 if text.startswith("\n", end) else end
             cut.append((start, line_end if next_start is None or kind == keep else next_start))
-    parts, offsets, at = [], [], 0
+    parts, offsets, at = [], array("q"), 0
     for start, end in cut:
         parts.append(text[at:start])
         offsets.extend(range(at, start))
