@@ -140,8 +140,6 @@ def _mark_patched_sglang(source: Source, facts: FileFacts) -> None:
             return
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return
 
 
 def _find_launches(ctx: "_Context", module, facts: FileFacts, calls: bool, hydra: bool) -> None:

@@ -25,7 +25,6 @@ from sgllint.formats.python.values import (
     NO_SIDES,
     AbsVal,
     DictVal,
-    Entry,
     Imported,
     ListVal,
     Scalar,

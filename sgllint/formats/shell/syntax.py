@@ -134,7 +134,8 @@ def _parser_input(text: str) -> bytes:
     comment in backticks is blanks (tree-sitter-bash reads it as an
     unterminated string), and an arithmetic expansion is ``$((0))`` padded
     to its width (inside ``${X:-$((1 << 30))}`` tree-sitter-bash reads the
-    shift as a heredoc; its value is unknown to the extractor anyway)."""
+    shift as a heredoc, and it rejects ``$(())``; the value of an arithmetic
+    expansion is unknown to the extractor anyway)."""
     text = _LONE_DOLLAR.sub("%", text)
     if "$((" in text:
         text = _ARITHMETIC.sub(_zero, text)
@@ -157,8 +158,11 @@ def _blanks(m: re.Match) -> str:
 
 
 def _zero(m: re.Match) -> str:
-    """``$((0))`` as wide as the arithmetic expansion in UTF-8."""
-    return "$((0" + " " * (len(_encode(m.group())) - 6) + "))"
+    """``$((0))`` as wide as the arithmetic expansion in UTF-8; the empty
+    ``$(())`` (which tree-sitter-bash rejects too) is the same width's
+    ``$[00]``, the old spelling of an arithmetic expansion."""
+    width = len(_encode(m.group()))
+    return "$((0" + " " * (width - 6) + "))" if width >= 6 else "$[00]"
 
 
 def _letters(m: re.Match) -> str:
