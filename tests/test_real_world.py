@@ -108,6 +108,14 @@ def test_sglang_doc_patch_helpers_are_no_patched_sglang():
     assert [(d.code, str(getattr(d.severity, "value", d.severity))) for d in result.diagnostics] == [("SGL101", "error")]
 
 
+def test_output_pasted_in_a_shell_fence_is_one_documentation_problem():
+    # a benchmark report in a `shell` fence does not parse: one warning at the
+    # fence's first broken line, not one per line of output; the launches of
+    # the page's other fences are still read and their mistakes reported
+    assert findings("output_in_shell_fence.md") == [("SGL000", 12, 1), ("SGL101", 31, 84)]
+    assert findings("output_in_shell_fence.md", levels=("error",)) == [("SGL101", 31, 84)]
+
+
 def test_a_runtime_command_is_completed_by_each_config_args():
     # llmaz-like runtime: `command` plus `recommendedConfigs[].args` are one
     # launch per config (the model path is in the config); a command with no
