@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from sgllint.semantics import launch_validation as lv
+from sgllint.semantics import model_fit
 
 
 def _show(value) -> str:
@@ -74,6 +75,7 @@ def facts_used(launch) -> dict:
         else "not known: model facts are Unknown")
     if ev.provenance.get("model_files"):
         out["model_files"] = ev.provenance["model_files"]
+    out["model_facts"] = model_fit.describe_model_facts(launch)
     out["gpu"] = ev.provenance.get("gpu") or "not pinned: GPU facts are Unknown"
     out["gpu_count"] = ev.provenance.get("gpu_count") or "not known"
     env = {k[4:]: w for k, w in ev.provenance.items() if k.startswith("env:")}
