@@ -238,11 +238,8 @@ def _prose_regions(lines: list[_Line], blocks: list[_Block], length: int) -> lis
 
 def _suppress_in_block(block: _Block, lines: list[_Line], facts: FileFacts, ends) -> None:
     """A pragma comment right before the fence covers each line of the block."""
-    pragmas = [
-        c.inner
-        for c in _comments_before(block.first, lines, ends)
-        if _PRAGMA.search(c.inner) and "ignore-file" not in c.inner
-    ]
+    inners = (c.inner for c in _comments_before(block.first, lines, ends) if _PRAGMA.search(c.text))
+    pragmas = [inner for inner in inners if _PRAGMA.search(inner) and "ignore-file" not in inner]
     # each is copied onto every line of the block: distinct ones only, and
     # at most _MAX_BLOCK_PRAGMAS (the nearest), or 10,000 comments before a
     # 10,000-line block would make 10^8 copies (and 50 made a 1 MB file take 4 s)
