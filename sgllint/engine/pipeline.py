@@ -262,24 +262,30 @@ def _internal_error(rule: Rule, exc: BaseException, span: Span) -> Diagnostic:
 def run_rules(facts: FileFacts, launches: list[Launch], rules: list[Rule]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     file_span = Span(facts.source, 0, 0)
+    # the launches each set of targets checks, chosen once per file and not
+    # once per rule and launch (a hundred rules times thousands of launches);
+    # a router-only or diffusion launch is not SGLang's server parser
+    checked_by: dict[frozenset, list[Launch]] = {}
     for rule in rules:
         try:
             out.extend(rule.check_file(facts))
         except Exception as exc:
             out.append(_internal_error(rule, exc, file_span))
-        targets = getattr(rule, "targets", DEFAULT_TARGETS)
-        for launch in launches:
-            if launch.context.target not in targets:
-                continue  # a router-only or diffusion launch: not SGLang's server parser
-            context = None  # the launch's context as a dict: built once, copied into each finding
+        targets = frozenset(getattr(rule, "targets", DEFAULT_TARGETS))
+        checked = checked_by.get(targets)
+        if checked is None:
+            checked = checked_by[targets] = [launch for launch in launches if launch.context.target in targets]
+        check = rule.check
+        for launch in checked:
+            context = None  # the launch's context as a dict: built once, shared (read-only) by its findings
             try:
-                for d in rule.check(launch):
+                for d in check(launch):
                     if d.launch_span is None:
                         d.launch_span = launch.span
                     if d.context is None:
                         if context is None:
                             context = launch.context.as_dict()
-                        d.context = dict(context)
+                        d.context = context
                     out.append(d)
             except Exception as exc:
                 out.append(_internal_error(rule, exc, launch.site.entry_span))
