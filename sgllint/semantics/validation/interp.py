@@ -117,10 +117,7 @@ def _restore(c, saved) -> None:
     t = type(c)
     if t is list:
         c[:] = saved
-    elif t is dict:
-        c.clear()
-        c.update(saved)
-    elif t is set:
+    elif t is dict or t is set:
         c.clear()
         c.update(saved)
 
@@ -433,6 +430,7 @@ def _settle_pending(fr: Frame, value, dead: bool):
 
 
 def note_possible(e, why: str) -> None:
+    e.__traceback__ = None  # a possible rejection is kept for the verdict, not its trace
     site = RT.sites.get(id(e))
     if site is not None:
         RT.possible.append((site, e, why))
@@ -1089,6 +1087,7 @@ class Compiler:
                             except TypeError:
                                 m = False
                         if m:
+                            e.__traceback__ = None
                             if st is not None:
                                 st(fr, e)
                             saved = fr.L.get("$exc")
@@ -1931,6 +1930,8 @@ def _at_site(e, site):
     if id(e) not in RT.sites:
         RT.sites[id(e)] = site
         RT.keep.append(e)
+    # kept for the launch (its id names its site): its trace would keep every frame alive
+    e.__traceback__ = None
     return e
 
 
@@ -2015,8 +2016,6 @@ def _getitem(o, i):
     if type(o) is Unknown:
         return o
     if type(i) is Unknown:
-        if type(o) in (list, tuple, str) or (type(o) is dict and o):
-            return Unknown("an item at an unknown index")
         return Unknown("an item at an unknown index")
     if id(o) in TAINTED:
         return Unknown("an item of a collection joined from two paths")
