@@ -140,7 +140,7 @@ def _settle_heap() -> None:
     collection -- about one every two launches -- traversed all of them, some
     40% of a launch's time. The launch's own state is dropped and collected
     first, so no garbage is frozen."""
-    interp.RT = None
+    interp.set_run(None)
     gc.collect()
     gc.freeze()
 
@@ -156,7 +156,7 @@ def _evaluate(prog: Program, facts: LaunchFacts) -> Verdict:
         defaults = _DEFAULTS[facts.release] = _catalog_defaults(facts.release)
     ns_values = {**defaults, **_by_dest(facts.user_args, facts.release)}
     rt.namespace = lambda: argparse.Namespace(**ns_values)
-    interp.RT = rt
+    interp.set_run(rt)
     TAINTED.clear()
     interp._depth[0] = 0
     verdict = Verdict()
