@@ -164,7 +164,6 @@ def test_no_import_cycle():
 LONG_MODULES: dict[str, int] = {
     "sgllint.catalog._gen_validation": 1119,
     "sgllint.semantics.validation.envmodel": 1167,
-    "sgllint.semantics.validation.interp": 2164,
 }
 MAX_MODULE_LINES = 700  # issue 16: "no module over 700 lines outside generated data"
 
