@@ -39,7 +39,7 @@ import re
 from sgllint.catalog import history
 from sgllint.model.diagnostic import Edit, Fix
 from sgllint.model.rule import ERROR, INFO, Invalid, Rule, Valid
-from sgllint.model.kinds import Origin, Resolution
+from sgllint.model.kinds import HintKind, Origin, Resolution
 from sgllint.resolve.suggest import clearly_closest, closest, split_glued
 from sgllint.resolve.wrapped import own_strings
 
@@ -132,7 +132,7 @@ class UnknownFlag(Rule):
                 launch=launch,
             )
         guess = closest(dashed, strings, source=arg.flag_span.source)
-        patch = next((h for h in launch.site.hints if h.kind == "patched-sglang" and h.span is not None), None)
+        patch = next((h for h in launch.site.hints if h.kind is HintKind.PATCHED_SGLANG and h.span is not None), None)
         typo = guess is not None and difflib.SequenceMatcher(None, dashed, guess).ratio() >= 0.9
         if patch is not None and not typo:  # the file patches SGLang: the patch may add the option
             line = patch.span.start_line_col()[0]
