@@ -40,7 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from ._gen_eval import Project, has_unknown
+from sgllint.model.unknown import has_unknown
+
+from ._gen_eval import Project
 from ._gen_extract import SERVER_ARGS, GenerationError, collect_fields, jsonable, _MISSING
 from ._gen_source import Source, base_version
 from ._gen_validation_ast import Encoder, canonical, schema_for, unit_id, unit_types
