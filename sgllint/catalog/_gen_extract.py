@@ -115,8 +115,8 @@ def _choices_json(v: Any) -> tuple[Optional[list], bool]:
         items = sorted((x for x in v if known(x)), key=lambda x: (type(x).__name__, str(x)))
         return [jsonable(x) for x in items], has_unknown(v)
     if isinstance(v, (list, tuple)):
-        known = [jsonable(x) for x in v if not has_unknown(x)]
-        return known, any(has_unknown(x) for x in v)
+        folded = [jsonable(x) for x in v if not has_unknown(x)]
+        return folded, any(has_unknown(x) for x in v)
     return [], True
 
 

@@ -224,9 +224,9 @@ def collect_fields(project: Project, sa: Module) -> tuple[str, list[FieldDecl]]:
         order = order_mod.get("POSITIONAL_FIELD_ORDER") if order_mod else ()
         if has_unknown(order):
             raise GenerationError("cannot read POSITIONAL_FIELD_ORDER")
-        known = [n for n in order if n in decls]
+        declared = [n for n in order if n in decls]
         rest = [n for n in decls if n not in set(order)]
-        ordered = {n: decls[n] for n in known + rest}
+        ordered = {n: decls[n] for n in declared + rest}
         for f in own:  # {**collected, **ServerArgs.__annotations__}
             ordered[f.name] = f
         return "msgspec", list(ordered.values())
