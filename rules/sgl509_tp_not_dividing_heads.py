@@ -37,9 +37,16 @@ python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B-Instruct --
   `qwen2.py`, `qwen3.py` (`attn_tp_size`, 0.4.9+), `mixtral.py` and ~100 other model files
   (all listed per release in `sgllint/catalog/data/head_split.json`, `_gen_head_split.py`);
   DeepSeek's MLA asserts the heads only (`deepseek_v2.py` `num_heads % attn_tp_size`, 0.5.23 line 2057).
-- Model facts: `sgllint/catalog/model_facts.json` (Llama 3.x from meta-llama/llama-models
-  `models/sku_list.py` at 084b88e9; DeepSeek-V3 from deepseek-ai/DeepSeek-V3
-  `inference/configs/config_671B.json` at 9b4e9788).
+- Model facts: `sgllint/catalog/model_facts.json`, each entry derived from a file pinned in
+  `model_sources.toml`: Llama 3.x (meta-llama/llama-models `models/sku_list.py` at 084b88e9);
+  DeepSeek-V3/V3.1/R1 and V3.2-Exp (the reference-inference configs of deepseek-ai/DeepSeek-V3
+  at 9b4e9788 and DeepSeek-V3.2-Exp at 3b99a535); Qwen2.5, Qwen3-4B/8B-FP8/30B-A3B, Qwen2/2.5/3-VL,
+  gpt-oss, Kimi-K2-Instruct, Llama 3.2, Mistral-7B, Mixtral-8x7B, Gemma-3-1B (the Hub
+  `config.json` files sgl-project/ome keeps as test data, at 17b77eda); Mistral-7B-v0.3,
+  Qwen2.5-3B-Instruct, Qwen2-7B-Instruct, Qwen3-0.6B/1.7B (mlc-ai/mlc-llm `MODEL_PRESETS` at
+  79d603f0); GLM-4.5/-Air, MiniMax-M2, Qwen3-8B/14B/32B and Qwen3-235B-A22B (THUDM/slime's
+  Megatron arguments at 624b824a); Gemma 3 4B/12B/27B (google-deepmind/gemma `gm/nn/_gemma.py`
+  at 7691fd4e).
 """
 
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid

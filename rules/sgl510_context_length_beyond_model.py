@@ -35,7 +35,12 @@ python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct 
 - `sglang/srt/utils/hf_transformers/common.py` `get_context_length` and `CONTEXT_LENGTH_KEYS`
   (0.5.23 lines 668-694; `hf_transformers_utils.py` in older releases).
 - Model facts: `sgllint/catalog/model_facts.json` (Llama 3 8192 / Llama 3.1 131072 from
-  meta-llama/llama-models `models/datatypes.py` `Model.max_seq_length` at 084b88e9).
+  meta-llama/llama-models `models/datatypes.py` `Model.max_seq_length` at 084b88e9; the Hub
+  `config.json` models (Qwen2/2.5, Qwen3, Qwen-VL, gpt-oss, Kimi-K2, Llama 3.2, Mistral, Mixtral,
+  Gemma-3-1B: sgl-project/ome's test data and mlc-llm's presets)
+  through `get_context_length` as above, pinned in `model_sources.toml`; entries whose source
+  states no context length — DeepSeek's reference configs, slime's Megatron arguments,
+  google-deepmind/gemma — stay silent).
 """
 
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid

@@ -41,7 +41,10 @@ python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B-Instruct --
 - `sglang/srt/model_executor/model_runner.py` "Not enough memory. Please try to increase
   --mem-fraction-static." (0.4.0 line 517); `pool_configurator.py` line 96 in 0.5.23.
 - Parameter counts: computed from the dimensions in `sgllint/catalog/model_facts.json`
-  (`_gen_model_facts.py`: Llama 3.1 8B 8.03B, 70B 70.55B, 405B 405.85B; DeepSeek-V3 671.03B).
+  (`_gen_model_facts.py`: Llama 3.1 8B 8.03B, 70B 70.55B, 405B 405.85B; DeepSeek-V3 671.03B;
+  Qwen2.5-7B 7.62B; Mixtral-8x7B 46.70B; gpt-oss-120b 116.83B; Kimi-K2 1026.4B); multimodal
+  models count their language model only, and entries whose source states no checkpoint
+  dtype (slime's Megatron arguments, google-deepmind/gemma) stay silent.
 """
 
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid

@@ -98,3 +98,20 @@ def test_lsp_hover_shows_the_effective_value(serve):
     text = hover_markdown(launch, launch.last("dp_size"))
     assert "SGLang 0.5.23 runs with --dp-size = 2 (rewritten from 1 by sglang/srt/server_args.py:812" in text
     assert "runs with --tp-size = 2 (given)" in hover_markdown(launch, launch.last("tp_size"))
+
+
+def test_model_facts_say_what_is_missing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(lv, "evaluator", lambda: Fake())
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'deploy'\n")
+    (tmp_path / "models" / "ft").mkdir(parents=True)
+    (tmp_path / "models" / "ft" / "config.json").write_text(json.dumps(
+        {"architectures": ["FooForCausalLM"], "model_type": "foo", "num_attention_heads": 16, "torch_dtype": "bfloat16"}))
+    serve = tmp_path / "serve.sh"
+    serve.write_text("python -m sglang.launch_server --model-path my-org/private-finetune --tp-size 3\n"
+                     "python -m sglang.launch_server --model-path ./models/ft --tp-size 2\n"
+                     "python -m sglang.launch_server --model-path openai/gpt-oss-20b --tp-size 2\n")
+    unknown, local, known = (r["facts"]["model_facts"] for r in _json(capsys, str(serve)))
+    assert unknown.startswith("none: 'my-org/private-finetune' has no config.json") and "stay silent" in unknown
+    assert "attention heads 16" in local and "config.json" in local
+    assert "missing: context length (needed by the --context-length check: no verdict); parameter count" in local
+    assert "parameter count 20.91B" in known and "missing" not in known and "gpt_oss_20b.json" in known

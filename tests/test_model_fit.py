@@ -130,3 +130,57 @@ def test_config_override_stays_silent(run_cli, tmp_path):
                                     "--context-length 32768 --json-model-override-args "
                                     "'{\"max_position_embeddings\": 32768}'\n"})
     assert _findings(run_cli, tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "launch,code,message",
+    [
+        # the registry's families beyond Llama/DeepSeek, each through the rule its facts feed
+        ("--model-path zai-org/GLM-4.5 --tp-size 3", "SGL509", "8 KV heads / TP 3"),
+        ("--model-path zai-org/GLM-4.5 --tp-size 4", None, None),
+        # its source (slime's Megatron arguments) states no dtype: no weights verdict
+        ("--model-path zai-org/GLM-4.5 --tp-size 1 --mem-fraction-static 0.8", None, None),
+        ("--model-path openai/gpt-oss-120b --tp-size 1 --mem-fraction-static 0.5", "SGL511", "116.8B parameters × mxfp4"),
+        ("--model-path openai/gpt-oss-120b --tp-size 1 --mem-fraction-static 0.8", None, None),
+        ("--model-path Qwen/Qwen3-30B-A3B --context-length 65536", "SGL510", "65536 > 40960"),
+        ("--model-path Qwen/Qwen3-VL-235B-A22B-Instruct --tp-size 8 --context-length 262144", None, None),
+        ("--model-path Qwen/Qwen3-VL-235B-A22B-Instruct --tp-size 2", "SGL511", "235.1B parameters × bfloat16"),
+    ],
+)
+def test_registry_families(run_cli, tmp_path, launch, code, message):
+    _project(tmp_path, {"serve.sh": f"# sgllint: gpu=H100\npython3 -m sglang.launch_server {launch}\n"})
+    found = _findings(run_cli, tmp_path)
+    assert [c for c, _ in found] == ([code] if code else [])
+    if code:
+        assert message in found[0][1] and "sgllint's model registry" in found[0][1]
+
+
+# the shape of moonshotai/Kimi-K2-Instruct's config.json (MLA, 384 experts, block FP8)
+KIMI_K2_SHAPE = {
+    "architectures": ["DeepseekV3ForCausalLM"], "model_type": "kimi_k2", "hidden_size": 7168, "intermediate_size": 18432,
+    "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 64, "num_key_value_heads": 64,
+    "n_routed_experts": 384, "n_shared_experts": 1, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+    "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+    "topk_method": "noaux_tc", "vocab_size": 163840, "max_position_embeddings": 131072, "tie_word_embeddings": False,
+    "rope_scaling": {"type": "yarn", "factor": 32.0, "original_max_position_embeddings": 4096},
+    "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}, "torch_dtype": "bfloat16",
+}
+
+
+@pytest.mark.parametrize(
+    "flags,code,message",
+    [
+        ("--tp-size 8 --mem-fraction-static 0.9", "SGL511", "1026.4B parameters × fp8 / TP 8"),
+        ("--tp-size 16 --nnodes 2 --mem-fraction-static 0.9", None, None),
+        ("--tp-size 16 --nnodes 2 --context-length 262144", "SGL510", "262144 > 131072"),
+    ],
+)
+def test_local_mla_model_dir(run_cli, tmp_path, flags, code, message):
+    _project(tmp_path, {
+        "ckpt/kimi-k2/config.json": KIMI_K2_SHAPE,
+        "serve.sh": f"# sgllint: gpu=H100\npython3 -m sglang.launch_server --model-path ./ckpt/kimi-k2 {flags}\n",
+    })
+    found = _findings(run_cli, tmp_path)
+    assert [c for c, _ in found] == ([code] if code else [])
+    if code:
+        assert message in found[0][1] and "config.json" in found[0][1]

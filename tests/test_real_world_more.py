@@ -50,7 +50,7 @@ def test_python_argv_built_by_helpers_is_read():
         (21, {**start_server, "quantization": None}),
         (21, start_server),
         (29, {"model_path": "Qwen/Qwen2.5-7B-Instruct", "tp_size": 2, "mem_fraction_static": 0.8}),
-        (32, {"model_path": "Qwen/Qwen3-8B", "tp_size": 3}),
+        (32, {"model_path": "Qwen/Qwen3-8B", "tp_size": 4}),
         (33, {"model_path": "Qwen/Qwen3-8B", "port": 30001, "tp_size": 2}),
     ]
     assert findings("python_indirect.py") == []

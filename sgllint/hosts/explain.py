@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from sgllint.semantics import launch_validation as lv
+from sgllint.semantics import model_fit
 
 
 def _show(value) -> str:
@@ -72,6 +73,7 @@ def facts_used(launch) -> dict:
     out["model_config"] = ev.provenance.get("model_config") or (
         f"not read (architecture {ctx.architecture.describe()}): model facts are Unknown" if ctx.architecture is not None
         else "not known: model facts are Unknown")
+    out["model_facts"] = model_fit.describe_model_facts(launch)
     out["gpu"] = ev.provenance.get("gpu") or "not pinned: GPU facts are Unknown"
     out["gpu_count"] = ev.provenance.get("gpu_count") or "not known"
     env = {k[4:]: w for k, w in ev.provenance.items() if k.startswith("env:")}

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from sgllint.catalog import _gen_model_facts as _gen
 from sgllint.resolve.project import Scope, read_regular, scope_for
 
 if sys.version_info >= (3, 11):
@@ -186,12 +187,10 @@ def configured_architecture(model: str, mapping: tuple) -> Optional[tuple[str, s
 _FACTS = Path(__file__).parents[1] / "catalog" / "model_facts.json"
 
 #: bytes per parameter of a checkpoint dtype / quantization (lower bound for
-#: mixed formats, so a size estimate never overstates)
-DTYPE_BYTES = {"bfloat16": 2.0, "float16": 2.0, "float32": 4.0, "fp8": 1.0, "fp8-mixed": 1.0, "fp4": 0.5, "mxfp4": 0.5}
-_QUANT_DTYPE = {"fp8": "fp8", "mxfp4": "mxfp4", "fbgemm_fp8": "fp8-mixed", "modelopt_fp4": "fp4", "nvfp4": "fp4"}
-
-#: SGLang's ``CONTEXT_LENGTH_KEYS`` (``get_context_length``), first hit wins
-CONTEXT_LENGTH_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
+#: mixed formats, so a size estimate never overstates); SGLang's
+#: ``CONTEXT_LENGTH_KEYS``: both shared with the registry's generator
+DTYPE_BYTES = _gen.DTYPE_BYTES
+CONTEXT_LENGTH_KEYS = _gen.CONTEXT_LENGTH_KEYS
 
 
 @dataclass(frozen=True)
@@ -248,48 +247,27 @@ def _pos_int(value) -> Optional[int]:
 
 
 def derived_context_length(text: dict) -> Optional[int]:
-    """SGLang's ``get_context_length`` on a (text) config dict: the first of
-    ``CONTEXT_LENGTH_KEYS`` times the rope-scaling factor (1 for llama3
-    scaling or when ``original_max_position_embeddings`` is given); None
-    when no key is set (SGLang falls back to 2048; sgllint stays silent)."""
-    rope = text.get("rope_scaling")
-    factor = 1
-    if isinstance(rope, dict) and rope:
-        factor = rope.get("factor", 1)
-        if "original_max_position_embeddings" in rope or rope.get("rope_type") == "llama3":
-            factor = 1
-        if not isinstance(factor, (int, float)) or isinstance(factor, bool):
+    """SGLang's ``get_context_length`` on a (text) config dict; None when no
+    key is set (SGLang falls back to 2048; sgllint stays silent)."""
+    return _gen.sglang_context_length(text)
+
+
+def _config_params(config: dict) -> Optional[int]:
+    """Parameter count from the dimensions, with the registry's formulas
+    (dense GQA, MoE, MLA; a multimodal wrapper's language model); None for
+    any other shape (sgllint then stays silent rather than guess)."""
+    try:
+        raw = _gen.hf_config_facts(config)
+        # a user's file: every dimension a whole number (flags aside), or no count
+        dims = raw["dims"]
+        if any(not isinstance(v, (bool, int)) or v < 0 for v in dims.values() if v is not None):
             return None
-    for key in CONTEXT_LENGTH_KEYS:
-        value = text.get(key)
-        if value is not None:
-            return int(factor * value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-    return None
-
-
-def _config_params(text: dict) -> Optional[int]:
-    """Parameter count of a dense Llama-style or Qwen/Mixtral-style MoE
-    decoder from its dimensions; None for any other shape (sgllint then
-    stays silent rather than guess)."""
-    from sgllint.catalog._gen_model_facts import llama_params
-
-    mtype = text.get("model_type")
-    dims = {k: _pos_int(text.get(k)) for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
-                                               "intermediate_size")}
-    if None in dims.values():
+        if not all(_pos_int(dims[k]) for k in ("hidden_size", "num_hidden_layers", "num_attention_heads",
+                                                "num_key_value_heads", "head_dim", "vocab_size")):
+            return None
+        return _pos_int(_gen.PARAMS[raw["family"]](dims))
+    except (_gen.UnmodelledConfig, KeyError, TypeError, ValueError, ZeroDivisionError, IndexError, AttributeError):
         return None
-    heads = dims["num_attention_heads"]
-    dims["num_key_value_heads"] = _pos_int(text.get("num_key_value_heads")) or heads
-    dims["head_dim"] = _pos_int(text.get("head_dim")) or dims["hidden_size"] // heads
-    dims["tie_word_embeddings"] = bool(text.get("tie_word_embeddings"))
-    if mtype in ("llama", "mistral", "qwen2", "qwen3"):
-        return llama_params(dims)
-    experts = _pos_int(text.get("num_experts") or text.get("num_local_experts"))
-    if mtype in ("qwen3_moe", "mixtral") and experts:
-        width = _pos_int(text.get("moe_intermediate_size")) or dims["intermediate_size"]
-        dense = llama_params(dict(dims, intermediate_size=0))
-        return dense + dims["num_hidden_layers"] * experts * (3 * dims["hidden_size"] * width + dims["hidden_size"])
-    return None
 
 
 def facts_of_config(config: dict, source: str) -> ModelFacts:
@@ -301,11 +279,10 @@ def facts_of_config(config: dict, source: str) -> ModelFacts:
     if text.get("kv_lora_rank"):
         kv = 1  # MLA: one latent KV head
     quant = config.get("quantization_config") if isinstance(config.get("quantization_config"), dict) else None
-    dtype = config.get("torch_dtype") or config.get("dtype") or text.get("torch_dtype")
+    dtype = config.get("torch_dtype") or config.get("dtype") or text.get("torch_dtype") or text.get("dtype")
     if quant is not None:
-        dtype = _QUANT_DTYPE.get(str(quant.get("quant_method", "")).lower())
+        dtype = _gen.QUANT_DTYPE.get(str(quant.get("quant_method", "")).lower())
     return ModelFacts(
-        architecture_of(config), heads, kv, derived_context_length(text),
-        _config_params(text) if text is config or "vision_config" not in config else None,
+        architecture_of(config), heads, kv, derived_context_length(text), _config_params(config),
         dtype if isinstance(dtype, str) else None, source,
     )

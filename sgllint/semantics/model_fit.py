@@ -36,13 +36,20 @@ _TRUE = ("1", "true", "yes", "y", "on")
 
 
 def model_facts(launch: Launch) -> Optional[ModelFacts]:
+    return model_facts_and_why(launch)[0]
+
+
+def model_facts_and_why(launch: Launch) -> tuple[Optional[ModelFacts], str]:
+    """The model's facts, or None with why there are none."""
     ctx = launch.context
-    if ctx is None or ctx.skip_model_checks or ctx.model is None or not isinstance(ctx.model.value, str):
-        return None
+    if ctx is None or ctx.model is None or not isinstance(ctx.model.value, str):
+        return None, "the model is not known statically"
+    if ctx.skip_model_checks:
+        return None, f"{ctx.model.value!r} is not a checkpoint (SGLang loads no config.json for it)"
     if ctx.architecture is not None and ctx.architecture.source in (Provenance.PRAGMA, Provenance.CONFIG):
-        return None
+        return None, f"the architecture is pinned ({ctx.architecture.describe()}), not read from the model"
     if launch.last("json_model_override_args") is not None:
-        return None
+        return None, "--json-model-override-args rewrites the model's config"
     model = ctx.model.value
     base = Path(launch.source.path).parent
     local = modelinfo.local_config(model, base, ctx.scope)
@@ -50,8 +57,45 @@ def model_facts(launch: Launch) -> Optional[ModelFacts]:
     for path in (local, cache):
         if path is not None:
             config = modelinfo.read_config_json(path)
-            return modelinfo.facts_of_config(config, f"{path}") if config else None
-    return modelinfo.registry_facts(model)
+            if not config:
+                return None, f"{path} could not be read as a config.json"
+            return modelinfo.facts_of_config(config, f"{path}"), ""
+    facts = modelinfo.registry_facts(model)
+    if facts is None:
+        return None, (f"{model!r} has no config.json in the project (or an allowed Hugging Face cache) "
+                      "and is not in sgllint's model registry")
+    return facts, ""
+
+
+#: the facts the model-dependent checks read, and which checks need them
+FACT_USES = (
+    ("num_attention_heads", "attention heads", "the head split by --tp-size"),
+    ("num_key_value_heads", "KV heads", "the head split by --tp-size"),
+    ("context_length", "context length", "the --context-length check"),
+    ("parameters", "parameter count", "the weights-in-memory check and the probes' load-time estimate"),
+    ("dtype", "checkpoint dtype", "the weights-in-memory check and the probes' load-time estimate"),
+)
+
+
+def describe_model_facts(launch: Launch) -> str:
+    """One line for ``sgllint explain``: where the model's facts come from
+    and which are missing (the checks that need them stay silent)."""
+    facts, why = model_facts_and_why(launch)
+    if facts is None:
+        return f"none: {why}; the model-dependent checks stay silent"
+    known = [f"{label} {_shown(getattr(facts, name), name)}" for name, label, _ in FACT_USES
+             if getattr(facts, name) is not None]
+    missing = [(label, uses) for name, label, uses in FACT_USES if getattr(facts, name) is None]
+    if facts.dtype is not None and facts.weight_bytes is None and facts.parameters is not None:
+        missing.append((f"bytes per parameter of dtype {facts.dtype!r}", "the weights-in-memory check"))
+    line = f"{', '.join(known) or 'nothing usable'} from {facts.source}"
+    if missing:
+        line += "; missing: " + "; ".join(f"{label} (needed by {uses}: no verdict)" for label, uses in missing)
+    return line
+
+
+def _shown(value, name: str) -> str:
+    return f"{value / 1e9:.2f}B" if name == "parameters" else str(value)
 
 
 @functools.lru_cache(maxsize=1)
