@@ -60,6 +60,45 @@ def test_project_pin(tmp_path):
     assert "requirements-serve.txt" in version.detail
 
 
+GRAPH_LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen3-4B --cuda-graph-bs 1 2 4 8\n"
+
+
+def _project(tmp_path, dockerfile: str, where: str = "docker/Dockerfile"):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / where).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / where).write_text(dockerfile)
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    script = tmp_path / "docs" / "serve.sh"
+    script.write_text(GRAPH_LAUNCH)
+    context._project_pin_in.cache_clear()
+    result = lint_file(str(script), Options(use_environment=False))
+    return result.launches[0].context.version, [d.code for d in result.diagnostics]
+
+
+def test_project_dockerfile_base_image_pins_the_release(tmp_path):
+    # a trainer's image built FROM its SGLang build, the tag an ARG default
+    dockerfile = "ARG SGLANG_TAG=v0.5.15.post1-cu129\nARG EXTRA=1\nFROM ghcr.io/acme/sglang:${SGLANG_TAG} AS base\nRUN pip install -e .\n"
+    version, codes = _project(tmp_path, dockerfile)
+    assert (version.value, version.source) == ("0.5.15", Provenance.PROJECT_PIN)
+    assert "Dockerfile" in version.detail
+    assert codes == ["SGL107"]  # deprecated in 0.5.15, not yet ambiguous
+
+
+@pytest.mark.parametrize(
+    "dockerfile,where",
+    [
+        ("ARG SGLANG_TAG\nFROM ghcr.io/acme/sglang:${SGLANG_TAG}\n", "docker/Dockerfile"),  # no default: unknown tag
+        ("FROM nvcr.io/nvidia/pytorch:25.01-py3\nRUN pip install sglang\n", "docker/Dockerfile"),  # no SGLang image
+        ("FROM lmsysorg/sglang:v0.5.15.post1-cu129\n", "tools/bench/Dockerfile"),  # another tool's image
+        ("FROM lmsysorg/sglang:v0.5.15.post1-cu129\n", "docs/Dockerfile"),  # an example's, beside the launch
+    ],
+)
+def test_a_dockerfile_that_names_no_sglang_release_pins_nothing(tmp_path, dockerfile, where):
+    version, codes = _project(tmp_path, dockerfile, where)
+    assert version.source is Provenance.NEWEST_CATALOG
+    assert codes == ["SGL102"]  # ambiguous in the newest release
+
+
 def test_installed_sglang_is_consulted(monkeypatch):
     monkeypatch.setattr(context, "installed_version", lambda: "0.5.9")
     result = lint_source("a.sh", LAUNCH, Options(use_environment=True))

@@ -94,6 +94,30 @@ def test_hub_model_is_judged_by_the_parser_that_knows_its_flags():
     assert llm.launches[0].context.target == "sglang" and ("SGL101", "--vae-cpu-offlod") in _codes(llm)
 
 
+def test_hub_model_with_one_mistake_is_judged_by_the_parser_that_knows_more_flags():
+    # a video model's launch with the diffusion server's parallelism flags and
+    # one sampling flag `sglang serve` does not take (only `generate` does):
+    # one diffusion mistake, not four unknown LLM flags
+    text = "sglang serve --model-path my-org/video-dit --num-gpus 8 --ring-degree 2 --ulysses-degree 4 --adjust-frames false\n"
+    diff = _lint(text, sglang_version="0.5.23")
+    assert diff.launches[0].context.target == "diffusion"
+    assert [(c, t) for c, t in _codes(diff) if c == "SGL101"] == [("SGL101", "--adjust-frames")]
+    # an LLM launch with a typo and LLM-only flags stays an LLM launch, and
+    # so does a tie (one flag unknown to each parser)
+    llm = _lint("sglang serve --model-path my-org/custom-llm --mem-fraction-static 0.8 --context-length 8192 --enable-metrcs\n", sglang_version="0.5.23")
+    assert llm.launches[0].context.target == "sglang"
+    assert [(c, t) for c, t in _codes(llm) if c == "SGL101"] == [("SGL101", "--enable-metrcs")]
+    tie = _lint("sglang serve --model-path my-org/custom-llm --mem-fraction-static 0.8 --num-gpus 2\n", sglang_version="0.5.23")
+    assert tie.launches[0].context.target == "sglang"
+    assert [(c, t) for c, t in _codes(tie) if c == "SGL101"] == [("SGL101", "--num-gpus")]
+    # benchmark flags pasted under `sglang serve`: the diffusion server knows
+    # one more of them (--backend) but not most: still the LLM server's launch
+    bench = "sglang serve --backend sglang --model my-org/custom-llm --dataset-name random --num-prompts 10 --max-concurrency 1\n"
+    wrong = _lint(bench, sglang_version="0.5.23")
+    assert wrong.launches[0].context.target == "sglang"
+    assert [t for c, t in _codes(wrong) if c == "SGL101"] == ["--backend", "--dataset-name", "--num-prompts", "--max-concurrency"]
+
+
 def test_release_without_diffusion_server_is_the_llm_server():
     result = _lint("sglang serve --model-path black-forest-labs/FLUX.1-dev --tp-size 2\n", sglang_version="0.5.4")
     assert result.launches[0].context.target == "sglang"

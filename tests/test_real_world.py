@@ -89,6 +89,33 @@ def test_a_file_that_patches_sglang_gets_its_new_flags_as_info():
     assert findings("unpatched.sh") == [("SGL101", 3, 59)]
 
 
+def test_a_python_file_that_checks_for_a_patched_sglang_gets_its_new_flags_as_info():
+    # a test gated on `_patched_sglang()` launches the patched build: the
+    # patch's flags are told; a typo of a real option is still an error, and
+    # the same launch in a file that never names a patch is all errors
+    assert findings("patched_sglang_gate.py") == [("SGL101", 31, 13)]
+    assert findings("patched_sglang_gate.py", levels=("info",)) == [("SGL101", 27, 13), ("SGL101", 28, 13)]
+    assert findings("unpatched_gate.py") == [("SGL101", 26, 13), ("SGL101", 27, 13), ("SGL101", 30, 13)]
+
+
+def test_sglang_doc_patch_helpers_are_no_patched_sglang():
+    # SGLang's own notebooks import launch_server_cmd from sglang.test.doc_patch
+    text = (
+        "from sglang.test.doc_patch import launch_server_cmd\n"
+        "server_process, port = launch_server_cmd(\"python -m sglang.launch_server --model-path m --enable-capture\")\n"
+    )
+    result = lint_source("notebook.py", text, Options(sglang_version="0.5.23", use_environment=False))
+    assert [(d.code, str(getattr(d.severity, "value", d.severity))) for d in result.diagnostics] == [("SGL101", "error")]
+
+
+def test_output_pasted_in_a_shell_fence_is_one_documentation_problem():
+    # a benchmark report in a `shell` fence does not parse: one warning at the
+    # fence's first broken line, not one per line of output; the launches of
+    # the page's other fences are still read and their mistakes reported
+    assert findings("output_in_shell_fence.md") == [("SGL000", 12, 1), ("SGL101", 31, 84)]
+    assert findings("output_in_shell_fence.md", levels=("error",)) == [("SGL101", 31, 84)]
+
+
 def test_a_runtime_command_is_completed_by_each_config_args():
     # llmaz-like runtime: `command` plus `recommendedConfigs[].args` are one
     # launch per config (the model path is in the config); a command with no
@@ -196,6 +223,25 @@ def test_slime_sglang_prefixed_flags_are_sglang_flags():
     assert [(d.code, d.span.start_line_col()) for d in result.diagnostics if d.code == "SGL207"] == [("SGL207", (13, 21))]
 
 
+def test_slime_own_sglang_flags_are_not_sglang_options():
+    # slime registers no --sglang- form for the ServerArgs it skips
+    # (config, trust_remote_code, ...): --sglang-config is its deployment
+    # YAML, not SGLang's --config (no SGL114), and --sglang-trust-remote-code
+    # is not SGLang's flag; a misspelt prefixed option is still reported
+    assert findings("slime_deployment_yaml.sh") == [("SGL101", 15, 4)]
+
+
+def test_a_container_patch_runs_the_image_of_the_container_it_patches():
+    # an RBG role's templatePatch container takes the image of the
+    # roleTemplates container of the same name (containers merge by name):
+    # judged as 0.5.2 (--enable-deepep-moe only deprecated there); the role
+    # whose container has another name runs no known image: the newest release
+    path = FIXTURES / "rbg_template_patch.yaml"
+    result = lint_source(str(path), path.read_text(), Options(use_environment=False))
+    assert [(launch.span.start_line_col()[0], launch.context.version.value) for launch in result.launches] == [(27, "0.5.2"), (46, "0.5.23")]
+    assert sorted((d.code, *d.span.start_line_col()) for d in result.diagnostics) == [("SGL106", 53, 13), ("SGL107", 34, 13)]
+
+
 def test_framework_configs_carry_server_args():
     # AReaL's top-level `sglang:` (with its model path, OmegaConf `${...}`
     # values unknown) and ROLL's `strategy_name: sglang` + `strategy_config`
@@ -250,6 +296,20 @@ def test_merge_conflicts_are_reported_once_and_each_side_is_linted():
     assert findings("conflict.sh") == [("SGL000", 3, 1), ("SGL101", 6, 52), ("SGL103", 8, 72), ("SGL107", 4, 76), ("SGL207", 4, 74)]
     assert findings("conflict.yaml") == [("SGL000", 15, 1), ("SGL101", 22, 15), ("SGL103", 17, 15)]
     assert findings("setext.md") == [("SGL103", 5, 79)]
+
+
+def test_a_conflict_inside_a_continued_command_leaves_each_side_continued():
+    # the marker lines and the other side are left out of each version, not
+    # blanked: a blank line after `\\` would end the command on both sides;
+    # the real `\\ ` (backslash, space) of the second container is reported
+    assert findings("conflict_continuation.yaml") == [("SGL000", 18, 1), ("SGL001", 34, 38)]
+    path = FIXTURES / "conflict_continuation.yaml"
+    result = lint_source(str(path), path.read_text(), Options(sglang_version="0.5.23", use_environment=False))
+    sides = [sorted(a.spelling for a in launch.args) for launch in result.launches if launch.span.start_line_col()[0] == 15]
+    assert sorted(sides) == [
+        ["--enable-metrics", "--host", "--log-requests", "--model-path", "--port", "--tp-size"],
+        ["--enable-metrics", "--host", "--model-path", "--port", "--tp-size"],
+    ]
 
 
 def test_benchmark_config_base_flags_complete_the_server_command():

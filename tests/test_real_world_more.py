@@ -152,3 +152,15 @@ def test_a_comment_at_the_eval_still_suppresses():
     )
     result = lint_source("run.sh", text, Options(sglang_version="0.5.23", use_environment=False))
     assert [(d.code, *d.span.start_line_col()) for d in result.diagnostics] == [("SGL101", 1, 66)]
+
+
+def test_python_keys_set_after_a_field_probe_reach_only_releases_with_the_field():
+    # `if "x" in [f.name for f in dataclasses.fields(ServerArgs)]:` and
+    # `hasattr(ServerArgs, "x")` guard a key: a release without the field
+    # never receives it (no SGL101 on 0.5.2), a release with it gets every
+    # check; the same key set without a probe is still reported on 0.5.2
+    for version in ("0.5.2", "0.5.23"):
+        got = [(d.code, *d.span.start_line_col()) for d in _lint("field_probe.py", version).diagnostics]
+        assert got == ([("SGL101", 31, 10)] if version == "0.5.2" else [])
+    probed = _lint("field_probe.py", "0.5.23").launches
+    assert {a.field for launch in probed for a in launch.args} >= {"enable_weights_cpu_backup", "enable_return_routed_experts"}

@@ -25,6 +25,7 @@ needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash
 
 #: per script: (line, entry, the --model-path word as written) of each launch
 LAUNCHES = {
+    "arithmetic_defaults.sh": [(10, "python -m sglang.launch_server", "Qwen/Qwen3-8B")],
     "arrays_functions.sh": [(25, "python -m sglang.launch_server", "meta-llama/Llama-3.1-70B-Instruct")],
     "comments_in_continuations.sh": [
         (5, "python -m sglang.launch_server", "Qwen/Qwen3-8B"),
@@ -86,6 +87,16 @@ def test_the_look_alike_bash_rejects_is_a_parse_error():
     found = sorted((d.code, *d.span.start_line_col()) for d in _lint(path).diagnostics if d.code == "SGL000")
     # the `case` never closed, and the backtick comment never closed
     assert found == [("SGL000", 3, 1), ("SGL000", 6, 43)]
+
+
+@needs_bash
+def test_the_arithmetic_look_alike_bash_rejects_is_a_parse_error():
+    # the same `${X:-$((48 << 30))}` default as arithmetic_defaults.sh, its
+    # closing brace missing: bash reads to the end of the file for it
+    path = FIXTURES / "invalid_arithmetic.sh"
+    assert subprocess.run(["bash", "-n", str(path)], capture_output=True).returncode != 0
+    found = [(d.code, *d.span.start_line_col()) for d in _lint(path).diagnostics if d.code == "SGL000"]
+    assert found == [("SGL000", 2, 8)]
 
 
 def test_a_comment_in_backticks_is_nothing():

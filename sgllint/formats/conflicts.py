@@ -4,14 +4,15 @@
 Each conflict is reported once, at its ``<<<<<<<`` line (a parse problem:
 the file's own tool rejects the markers), and each side is linted as its
 own version of the file: the other side's lines, a diff3 base section
-(``|||||||``) and the marker lines are blanked character for character, so
-every offset is the file's own. A launch outside the conflicts is found in
-both versions and kept once.
+(``|||||||``) and the marker lines are left out, and every offset is mapped
+back to the file's own. A launch outside the conflicts is found in both
+versions and kept once.
 """
 
 from __future__ import annotations
 
 import re
+from array import array
 from typing import Callable, Optional
 
 from sgllint.formats.remap import remap_facts
@@ -39,16 +40,26 @@ def _conflicts(text: str) -> list[list[tuple[str, int, int]]]:
     return found
 
 
-def _side(text: str, conflicts: list, keep: str) -> str:
-    """``text`` as the ``keep`` side ("<" ours, "=" theirs) sees it."""
-    chars = list(text)
+def _side(text: str, conflicts: list, keep: str) -> tuple[str, array]:
+    """``text`` as the ``keep`` side ("<" ours, "=" theirs) wrote it: the
+    marker lines, the other side's lines and a diff3 base section left out
+    (a blank line in their place would end a ``\\``-continued command), and
+    the file offset of each of its characters (plus its end; an array of
+    machine integers: a list would hold an int object per character)."""
+    cut = []
     for markers in conflicts:
         for (kind, start, end), (_, next_start, _) in zip(markers, markers[1:] + [(None, None, None)]):
-            blank_to = end if next_start is None or kind == keep else next_start
-            for i in range(start, blank_to):
-                if chars[i] != "\n":
-                    chars[i] = " "
-    return "".join(chars)
+            line_end = end + 1 if text.startswith("\n", end) else end
+            cut.append((start, line_end if next_start is None or kind == keep else next_start))
+    parts, offsets, at = [], array("q"), 0
+    for start, end in cut:
+        parts.append(text[at:start])
+        offsets.extend(range(at, start))
+        at = end
+    parts.append(text[at:])
+    offsets.extend(range(at, len(text)))
+    offsets.append(len(text))
+    return "".join(parts), offsets
 
 
 def extract_sides(source: Source, run: Callable[[Source], FileFacts], fmt: str) -> Optional[FileFacts]:
@@ -67,9 +78,10 @@ def extract_sides(source: Source, run: Callable[[Source], FileFacts], fmt: str) 
         ))
     seen_sites, seen_problems, seen_comments = set(), set(), set()
     for keep in ("<", "="):
-        side = run(Source(source.path, _side(source.text, conflicts, keep)))
+        text, offsets = _side(source.text, conflicts, keep)
+        side = run(Source(source.path, text))
         part = FileFacts(source, fmt)
-        remap_facts(side, SourceMap(source, 0), part)
+        remap_facts(side, SourceMap(source, 0, offsets), part)
         for site in part.sites:
             key = (site.entry, site.span.start, site.span.end, tuple(repr(t.value) for t in site.tokens), len(site.kwargs))
             if key not in seen_sites:

@@ -211,6 +211,9 @@ class Kwarg:
     value: Value
     name_span: Span
     value_span: Span
+    #: passed only when the release's ServerArgs has this field (the file
+    #: tests for it first): a release without it never sees the keyword
+    only_if_field: bool = False
 
 
 @dataclass

@@ -365,6 +365,8 @@ def resolve_kwargs(site: LaunchSite, catalog: Catalog) -> list[Arg]:
     args = []
     for kw in site.kwargs:
         info = catalog.fields.get(kw.name)
+        if info is None and kw.only_if_field:
+            continue  # the file passes it only to a release that has the field
         option = catalog.option_for_field(kw.name) if info else None
         arg = Arg(
             spelling=kw.name,

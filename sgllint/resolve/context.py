@@ -23,7 +23,7 @@ from sgllint import catalog as catalogs
 from sgllint.model.facts import ContextHint, FileFacts, LaunchSite, Span
 from sgllint.model.kinds import HintKind, Provenance
 from sgllint.model.numbers import small_int
-from sgllint.resolve.project import Scope, on_forget, scope_for
+from sgllint.resolve.project import MARKERS, Scope, on_forget, scope_for
 from sgllint.resolve.safe_read import NotRead, NotReadReason, read_regular_file
 
 PRAGMA_RE = re.compile(r"sgllint:\s*([a-z-]+)\s*=\s*([^\s,;\]]+)")
@@ -246,7 +246,45 @@ def _find_pin_in(directory: Path, scope: Scope, pin_re: Optional[re.Pattern] = N
                 m = m or _PIN_RE.search(text)
             if m:
                 return (m.group(1), name), True
+    if pin_re is None and any(m in names for m in MARKERS):
+        for name in _DOCKERFILES:
+            if name.split("/")[0] not in names:
+                continue
+            real = scope.locate(name, directory)
+            if real is None:
+                continue
+            try:
+                data, _ = read_regular_file(real, MAX_PIN_FILE_BYTES)
+            except NotRead as refusal:
+                certain = certain and refusal.reason is not NotReadReason.CANNOT_READ
+                continue
+            version = _base_image_version(data.decode("utf-8", errors="replace"))
+            if version:
+                return (version, name), True
     return None, certain
+
+
+#: the Dockerfiles whose base image pins a project's release: the repository
+#: root's own, and its docker/ folder's (where repositories keep the image
+#: they run on); one deeper down is an example of its own
+_DOCKERFILES = ("Dockerfile", "docker/Dockerfile")
+_ARG_DEFAULT_RE = re.compile(r"^[ \t]*ARG[ \t]+([A-Za-z_]\w*)=(\S+)", re.M | re.I)
+_FROM_RE = re.compile(r"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*(\S+)", re.M | re.I)
+_BUILD_ARG_RE = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+
+
+def _base_image_version(text: str) -> Optional[str]:
+    """The SGLang release of the first ``FROM`` image that names one, its
+    ``${ARG}``s filled with the defaults declared before it
+    (``ARG SGLANG_IMAGE_TAG=v0.5.15.post1-cu129`` + ``FROM
+    slimerl/sglang:${SGLANG_IMAGE_TAG}``)."""
+    for m in _FROM_RE.finditer(text):
+        defaults = {a.group(1): a.group(2).strip("\"'") for a in _ARG_DEFAULT_RE.finditer(text, 0, m.start())}
+        image = _BUILD_ARG_RE.sub(lambda v: defaults.get(v.group(1) or v.group(2), "\0"), m.group(1))
+        version = image_version(image) if "\0" not in image else None
+        if version:
+            return version
+    return None
 
 
 def project_pin(path: Path, scope: Optional[Scope] = None, pin_re: Optional[re.Pattern] = None) -> Optional[tuple[str, Path]]:

@@ -11,9 +11,11 @@ Such a launch is resolved against the release's ``multimodal_gen`` parser
 (``--component-paths.vae ...``, ``--vae-path ...``) are the server's too.
 
 When the route depends on what the Hugging Face Hub says about the model
-(`Route.HUB`), the launch is judged by the parser that knows its flags: the
-LLM server's when it knows them all, the diffusion server's when only that
-one does.
+(`Route.HUB`), the launch is judged by the parser that knows more of its
+flags: the diffusion server's when it knows more of them than the LLM
+server's and most of them (a diffusion model's launch with one mistake is
+judged as diffusion, not as an LLM launch with four unknown flags), else
+the LLM server's.
 """
 
 from __future__ import annotations
@@ -63,14 +65,21 @@ def resolve_diffusion(ctx: LaunchContext, site: LaunchSite, facts: FileFacts) ->
             command, reason = "serve", decision.reason
         elif decision.route is diffusion.Route.HUB:
             command, reason = "serve", decision.reason
-            # the LLM server's path (with its --config merge) unless only the
-            # diffusion parser knows the flags
-            if not any(a.resolution.names_no_option for a in resolve(site, ctx.catalog)):
+            # the LLM server's path (with its --config merge) unless the
+            # diffusion parser knows more of the flags
+            llm_unknown = sum(a.resolution.names_no_option for a in resolve(site, ctx.catalog))
+            if not llm_unknown:
                 return None
             args = _resolve(rel, command, site, words)
-            if any(a.resolution.names_no_option for a in args):
-                return None  # neither parser knows every flag: judged as the LLM server
-            _target(ctx, rel, command, reason + "; only the diffusion server knows its flags", words)
+            unknown = sum(a.resolution.names_no_option for a in args)
+            flags = sum(a.resolution is not Resolution.POSITIONAL for a in args)
+            if unknown >= llm_unknown or 2 * unknown >= flags:
+                # the LLM server knows as many, or the diffusion server does
+                # not know most of them either (no server's launch: bench
+                # flags under `sglang serve`): judged as the LLM server
+                return None
+            why = "only the diffusion server knows its flags" if not unknown else "the diffusion server knows more of its flags"
+            _target(ctx, rel, command, f"{reason}; {why}", words)
             return args
         else:
             return None

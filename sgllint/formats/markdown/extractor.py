@@ -289,7 +289,12 @@ def _comments_before(index: int, lines: list[_Line], ends) -> list[_Comment]:
 def _lint_block(block: _Block, source: Source, facts: FileFacts) -> None:
     language = block.language
     if language in _SHELL and not _DOLLAR_PROMPT.search(block.text):
+        problems = len(facts.problems)
         shell_script(_without_output(block.text), block.smap(source), facts, masks=_SHELL_MASKS)
+        # a fence that does not parse is one documentation problem: after the
+        # first, bash's reading of the rest (output pasted into a `shell`
+        # fence) is a cascade of the same one
+        facts.problems[problems:] = sorted(facts.problems[problems:], key=lambda p: p.span.start)[:1]
     elif language in _CONSOLE or language in _SHELL:
         text, offsets = _console_commands(block)
         if text:

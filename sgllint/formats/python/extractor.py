@@ -31,7 +31,8 @@ from sgllint.formats.python.commands import HYDRA_MARKER
 from sgllint.formats.python.depth import nesting_problem
 from sgllint.formats.python.parse import _LaunchCalls, _Lines, _ast_parse, _comments, _import_libcst, _parse, _parse_quietly, _point, _python_syntax_error, _reduce
 from sgllint.formats.python.positions import _Context
-from sgllint.model.facts import FileFacts, ParseProblem, Source, Span
+from sgllint.model.facts import ContextHint, FileFacts, ParseProblem, Source, Span
+from sgllint.model.kinds import HintKind
 
 __all__ = ["extract"]
 
@@ -96,7 +97,50 @@ def extract(source: Source) -> FileFacts:
     # the ast of the parsed text has the reduced text's top-level lines
     _find_launches(_Context(source, lines, module, tree, calls), module, facts, has_calls, has_hydra)
     facts.sites.sort(key=lambda s: (s.span.start, s.span.end))
+    if facts.sites and "patch" in source.text:
+        _mark_patched_sglang(source, facts)
     return facts
+
+
+#: a name (``_patched_sglang``, ``apply_sglang_patch``) or a string naming a
+#: patch file of SGLang (``"patches/sglang/v0.5.14/capture.patch"``)
+_PATCH_NAME = re.compile(r"(?i)sglang\w*patch|patch\w*sglang")
+_PATCH_FILE = re.compile(r"(?i)sglang[^\n]*\.(?:patch|diff)\b|patch(?:es)?/[^\n]*sglang")
+
+
+def _mark_patched_sglang(source: Source, facts: FileFacts) -> None:
+    """A file whose code checks for or applies a patched SGLang (a name such
+    as ``_patched_sglang``, a ``patches/sglang/...patch`` path in a string;
+    never a comment or a docstring) launches a patched SGLang: its parser
+    may have options the release lacks. Each launch gets a
+    ``patched-sglang`` hint at the first such word, as the shell extractor
+    gives one."""
+    import io
+    import tokenize
+
+    starts = [0]
+    for line in source.text.split("\n"):  # the lines tokenize reads
+        starts.append(starts[-1] + len(line) + 1)
+    statement_start = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+    previous = tokenize.NEWLINE
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source.text).readline):
+            kind, previous = previous, tok.type if tok.type != tokenize.COMMENT else previous
+            if tok.type == tokenize.NAME and "sglang" in tok.string.lower():
+                m = _PATCH_NAME.search(tok.string)
+            elif tok.type == tokenize.STRING and kind not in statement_start:  # a docstring is prose
+                m = _PATCH_FILE.search(tok.string)
+            else:
+                continue
+            if m is None:
+                continue
+            at = starts[tok.start[0] - 1] + tok.start[1]
+            hint = ContextHint(HintKind.PATCHED_SGLANG, m.group(), Span(source, at + m.start(), at + m.end()))
+            for site in facts.sites:
+                site.hints.append(hint)
+            return
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return
 
 
 def _find_launches(ctx: "_Context", module, facts: FileFacts, calls: bool, hydra: bool) -> None:

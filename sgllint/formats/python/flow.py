@@ -12,7 +12,7 @@ run after their enclosing scope, seeing its names as they are at its end
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 import libcst as cst
@@ -20,7 +20,7 @@ import libcst as cst
 from sgllint.formats.python.evaluate import Evaluator, _dotted
 from sgllint.formats.python.mutations import extend, method_mutation, write_item
 from sgllint.formats.python.paths import branch_sides
-from sgllint.formats.python.syntax import bind_call, calls_in, flatten_targets, leaves_early, name_of, parameters
+from sgllint.formats.python.syntax import bind_call, calls_in, flatten_targets, leaves_early, name_of, parameters, probed_field
 from sgllint.formats.python.values import (
     NO_SIDES,
     AbsVal,
@@ -85,6 +85,29 @@ def merge_envs(a: Env, b: Env, why: str, paths: bool = True, sides: tuple = NO_S
     for name, value in b.vars.items():
         out.vars[name] = merge(a.vars[name], value, why, paths, sides) if name in a.vars else value
     out.star_modules = tuple(dict.fromkeys(a.star_modules + b.star_modules))
+    return out
+
+
+def _only_if_field(taken: Env, before: Env, field_name: str) -> Env:
+    """``taken`` (an ``if`` body that runs only when ServerArgs has
+    ``field_name``) with the dict entries of that key it wrote marked
+    `Entry.only_if_field`, on every path the dicts hold."""
+
+    def mark(value):
+        if not isinstance(value, DictVal):
+            return value
+        entries = tuple(replace(e, only_if_field=True) if e.key == field_name else e for e in value.entries)
+        paths = tuple(replace(p, value=mark(p.value)) for p in value.paths)
+        return replace(value, entries=entries, paths=paths)
+
+    out = taken.copy()
+    for name, value in taken.vars.items():
+        if value is before.vars.get(name) or not isinstance(value, DictVal):
+            continue
+        old = before.lookup(name)
+        old_entry = old.get(field_name) if isinstance(old, DictVal) else None
+        if old_entry is None or old_entry is not value.get(field_name):
+            out.vars[name] = mark(value)
     return out
 
 
@@ -334,6 +357,9 @@ class Interpreter:
     def _exec_If(self, node, env: Env) -> Env:
         self.scan(node.test, env)
         taken = self.exec_suite(node.body, env.copy())
+        probed = probed_field(node.test)
+        if probed is not None:
+            taken = _only_if_field(taken, env, probed)
         if node.orelse is None:
             skipped = env
         elif isinstance(node.orelse, cst.If):

@@ -137,9 +137,9 @@ class LaunchBuilder:
         site.kwargs = [kw for kw in site.kwargs if not (kind == "Runtime" and kw.name == "launch_timeout")]
         self.facts.sites.append(site)
 
-    def _add_kwarg(self, site: LaunchSite, name: str, name_span: Span, value, node) -> None:
+    def _add_kwarg(self, site: LaunchSite, name: str, name_span: Span, value, node, only_if_field: bool = False) -> None:
         python_value, value_span = self._python_value(value, node)
-        site.kwargs.append(Kwarg(name, python_value, name_span, value_span))
+        site.kwargs.append(Kwarg(name, python_value, name_span, value_span, only_if_field))
 
     def _add_dict(self, site: LaunchSite, ev, node) -> None:
         """``**d``: a dict built in the file is followed to its keys."""
@@ -148,7 +148,7 @@ class LaunchBuilder:
             site.opaque.append(f"**{self.ctx.code(node)} may hold any arguments")
             return
         for entry in value.entries:
-            self._add_kwarg(site, entry.key, entry.key_span, entry.value, node)
+            self._add_kwarg(site, entry.key, entry.key_span, entry.value, node, entry.only_if_field)
         site.opaque.extend(r for r in value.opaque if r not in site.opaque)
 
     def _add_positional(self, site: LaunchSite, kind: str, index: int, value, node) -> None:

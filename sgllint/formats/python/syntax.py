@@ -113,3 +113,37 @@ def name_of(node) -> str:
     if isinstance(node, cst.Attribute):
         return f"{name_of(node.value)}.{node.attr.value}"
     return node.value
+
+
+#: what an expression that lists ServerArgs' fields contains
+_FIELD_LISTINGS = ("fields(", "__dataclass_fields__", "signature(", "__annotations__", "dir(")
+
+
+def probed_field(test) -> Optional[str]:
+    """The ServerArgs field an ``if`` test checks the release for
+    (``"x" in [f.name for f in dataclasses.fields(ServerArgs)]``,
+    ``"x" in ServerArgs.__dataclass_fields__``, ``hasattr(ServerArgs, "x")``),
+    in the test or one operand of its ``and``; None for any other test."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return probed_field(test.left) or probed_field(test.right)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.In):
+        key = _string(test.left)
+        listing = _code(test.comparisons[0].comparator)
+        if key is not None and "ServerArgs" in listing and any(m in listing for m in _FIELD_LISTINGS):
+            return key
+        return None
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "hasattr" and len(test.args) == 2:
+        if _code(test.args[0].value).split(".")[-1] in ("ServerArgs", "server_args"):
+            return _string(test.args[1].value)
+    return None
+
+
+def _string(node) -> Optional[str]:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _code(node) -> str:
+    return cst.Module(body=[]).code_for_node(node)

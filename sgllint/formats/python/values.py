@@ -155,6 +155,10 @@ class Entry:
     key: str
     key_span: Span
     value: "AbsVal"
+    #: set under a test that the installed ServerArgs has a field of this
+    #: name (``if "x" in [f.name for f in fields(ServerArgs)]``): a release
+    #: without the field never receives it
+    only_if_field: bool = False
 
 
 @dataclass(frozen=True)
@@ -478,7 +482,7 @@ def _merge_dicts(a: DictVal, b: DictVal, why: str) -> tuple[DictVal, bool]:
             differ = True
             continue
         value = e.value if same(e.value, other.value) else _merge_element(e.value, other.value, why)
-        entries.append(Entry(e.key, e.key_span, value))
+        entries.append(Entry(e.key, e.key_span, value, e.only_if_field and other.only_if_field))
     for e in b.entries:
         if a.get(e.key) is None:
             opaque.append(f"'{e.key}' is set on some paths only ({why})")

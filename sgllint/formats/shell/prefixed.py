@@ -12,7 +12,9 @@ written. The trainer's own ``--sglang-*`` flags (``--sglang-router-ip``,
 ``--sglang-server-concurrency``) name no SGLang option and are left out;
 the arguments slime sets itself (its ``skipped_args``: the model path, the
 node layout) are unknown values, and ``--tp-size`` is what slime derives
-from ``--rollout-num-gpus-per-engine``.
+from ``--rollout-num-gpus-per-engine``. A skipped argument has no
+``--sglang-`` form at all, so such a word is the trainer's own
+(``--sglang-config`` is slime's deployment YAML, not SGLang's ``--config``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,15 @@ PREFIX = "--sglang-"
 _REASON = "set by the trainer"
 #: ServerArgs slime sets itself (``skipped_args`` in sglang_utils/arguments.py)
 _SET_BY_SLIME = ("--model-path", "--nnodes", "--node-rank", "--dist-init-addr", "--port")
+#: every ServerArgs field slime's ``add_sglang_arguments`` does not register
+#: under ``--sglang-`` (``skipped_args``, slime/backends/sglang_utils/
+#: arguments.py at THUDM/slime 624b824): ``--sglang-<one of them>`` is the
+#: trainer's own flag or none at all, never an SGLang option
+_SKIPPED_BY_SLIME = frozenset({
+    "model_path", "config", "trust_remote_code", "random_seed", "enable_memory_saver", "tp_size", "port",
+    "nnodes", "node_rank", "dist_init_addr", "gpu_id_step", "base_gpu_id", "nccl_port", "skip_server_warmup",
+    "enable_return_routed_experts",
+})
 _NUMBER = re.compile(r"-\d")
 
 
@@ -89,7 +100,8 @@ def _renamed(token: Token) -> Optional[Token]:
     if not isinstance(value, str) or not value.startswith(PREFIX):
         return None
     stem = value[len(PREFIX) :]
-    if not _sglang_option(stem.split("=", 1)[0]):
+    name = stem.split("=", 1)[0]
+    if name.replace("-", "_") in _SKIPPED_BY_SLIME or not _sglang_option(name):
         return None
     renamed = "--" + stem
     first = token.sub_span(0, 2)

@@ -49,6 +49,12 @@ _DENSE = re.compile(r"[$(){}\[\]]")
 _FOUR_BYTE_OR_SURROGATE = re.compile("[\U00010000-\U0010ffff\ud800-\udfff]")
 
 
+#: an arithmetic expansion on one line (two levels of parentheses inside):
+#: in a ``${X:-...}`` default tree-sitter-bash 0.25 reads a shift ``<<`` in
+#: it as a heredoc, and ``(a + b) * c`` as broken, and then the rest of the file
+_ARITHMETIC = re.compile(r"\$\(\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\)\)")
+
+
 #: a ``$`` followed by a character that starts no expansion: bash keeps it as is
 _LONE_DOLLAR = re.compile(r"\$(?=[^A-Za-z0-9_{(\[@*#?$!'\"\s-])")
 
@@ -121,13 +127,18 @@ def _parser_input(text: str) -> bytes:
     (tree-sitter/tree-sitter-bash#337); values are always read from the
     original text, so the parser needs only the widths.
 
-    Two things bash accepts and tree-sitter-bash 0.25 reports as errors are
+    Things bash accepts and tree-sitter-bash 0.25 reports as errors are
     given to the parser in a form it reads the same way: a ``$`` that starts
     no expansion (``$HOST$:5757``, ``a$/b``) is a literal character, and a
-    ``\\`` ending the script continues the last line into nothing, and a
+    ``\\`` ending the script continues the last line into nothing, a
     comment in backticks is blanks (tree-sitter-bash reads it as an
-    unterminated string)."""
+    unterminated string), and an arithmetic expansion is ``$((0))`` padded
+    to its width (inside ``${X:-$((1 << 30))}`` tree-sitter-bash reads the
+    shift as a heredoc, and it rejects ``$(())``; the value of an arithmetic
+    expansion is unknown to the extractor anyway)."""
     text = _LONE_DOLLAR.sub("%", text)
+    if "$((" in text:
+        text = _ARITHMETIC.sub(_zero, text)
     text = _BACKTICK_COMMENT.sub(_blanks, text)
     text = _BRACKET_RUN.sub(_letters, text)
     if sum(map(text.count, _DENSE_CHARS)) > _DENSE_LINE:
@@ -144,6 +155,14 @@ def _parser_input(text: str) -> bytes:
 def _blanks(m: re.Match) -> str:
     """Spaces as wide as the match in UTF-8 (byte offsets must not move)."""
     return " " * len(_encode(m.group()))
+
+
+def _zero(m: re.Match) -> str:
+    """``$((0))`` as wide as the arithmetic expansion in UTF-8; the empty
+    ``$(())`` (which tree-sitter-bash rejects too) is the same width's
+    ``$[00]``, the old spelling of an arithmetic expansion."""
+    width = len(_encode(m.group()))
+    return "$((0" + " " * (width - 6) + "))" if width >= 6 else "$[00]"
 
 
 def _letters(m: re.Match) -> str:

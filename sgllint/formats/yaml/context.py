@@ -172,6 +172,12 @@ def _as_written(reader: NodeReader, node: Node) -> str:
     return written.strip().strip("\"'")
 
 
+def container_image_hints(reader: NodeReader, image: Node) -> list[ContextHint]:
+    """The hint of a container's ``image:`` scalar, read elsewhere (another
+    container of the same name)."""
+    return _image_scalar(reader, image)
+
+
 def _image_scalar(reader: NodeReader, node: Optional[Node]) -> list[ContextHint]:
     text = reader.string(node)
     if not text or is_template(text):

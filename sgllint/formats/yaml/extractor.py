@@ -36,7 +36,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from sgllint.formats.yaml import load
 from sgllint.formats.shell.markers import hydra_site_of_kwargs
 from sgllint.formats.python.commands import hydra_value
-from sgllint.formats.yaml.context import mapping_env, mapping_hints
+from sgllint.formats.yaml.context import container_image_hints, mapping_env, mapping_hints
 from sgllint.formats.yaml.deployment import DEPLOYMENT_KEYS, service_hints
 from sgllint.formats.yaml.lenient import extract_lines
 from sgllint.formats.yaml.nodes import BudgetExceeded, NodeReader, distinct_nodes
@@ -160,6 +160,7 @@ class _Document:
         # read after the walk, so that containers claim their parts first
         self.pending: list[tuple[Node, _Scope]] = []
         self.scopes: dict[tuple[int, int], _Scope] = {}
+        self._images: Optional[dict[str, Optional[Node]]] = None
 
     def extract(self) -> None:
         if self._config_file():
@@ -240,6 +241,7 @@ class _Document:
     def _container(self, node: MappingNode, scope: _Scope) -> None:
         """``command`` + ``args`` (Kubernetes) or ``entrypoint`` +
         ``command`` (compose) as one argv."""
+        scope = self._patched_container(node, scope)
         keys = ("entrypoint", "command") if "entrypoint" in self.reader.pairs(node) else ("command", "args")
         parts = [p for p in (self.reader.get(node, k) for k in keys) if _is_argv_part(self.reader, p)]
         if len(parts) == 1 and isinstance(parts[0], ScalarNode) and LAUNCH_TEXT.search(parts[0].value):
@@ -268,6 +270,40 @@ class _Document:
         if self._launch_in_words(words, scope):
             for p in parts:
                 self._consume(p)
+
+    def _patched_container(self, node: MappingNode, scope: _Scope) -> _Scope:
+        """A container without an image of its own that another container of
+        the document names (an RBG role's ``templatePatch`` of its
+        ``roleTemplates`` entry, a strategic-merge patch: containers merge by
+        name) runs that container's image."""
+        if "image" in self.reader.pairs(node):
+            return scope
+        name = self.reader.string(self.reader.get(node, "name"))
+        image = self._images_by_name().get(name) if name else None
+        hints = container_image_hints(self.reader, image) if image is not None else []
+        return _Scope(scope.env, scope.hints + hints) if hints else scope
+
+    def _images_by_name(self) -> dict:
+        """Container name -> its ``image`` node, over the whole document; a
+        name given two different images maps to None (no way to tell)."""
+        if self._images is None:
+            self._images = {}
+            stack, seen = [self.root], set()
+            while stack:
+                node = stack.pop()
+                if id(node) in seen:
+                    continue
+                seen.add(id(node))
+                if isinstance(node, MappingNode):
+                    name = self.reader.string(self.reader.get(node, "name"))
+                    image = self.reader.get(node, "image")
+                    if name and isinstance(image, ScalarNode):
+                        known = self._images.get(name, image)
+                        self._images[name] = image if known is not None and known.value == image.value else None
+                    stack.extend(v for _, v in node.value)
+                elif isinstance(node, SequenceNode):
+                    stack.extend(node.value)
+        return self._images
 
     def _item_word(self, item: Node, scope: _Scope) -> Word:
         span = self.reader.span(item)
