@@ -56,3 +56,21 @@ def test_the_evaluators_unknown_is_never_silently_true_or_false():
 @pytest.mark.parametrize("d,n,answer", [(2, 8, T), (3, 8, F), (0, 8, F), (U, 8, U), (2, U, U)])
 def test_divides(d, n, answer):
     assert divides(d, n) is answer
+
+
+def test_no_second_unknown_class():
+    """One vocabulary: a class named Unknown anywhere in sgllint is the model's or a subclass of it."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    found = []
+    for path in sorted((root / "sgllint").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.name.lstrip("_") == "Unknown":
+                parts = path.relative_to(root).with_suffix("").parts
+                module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+                found.append(getattr(importlib.import_module(module), node.name))
+    assert Unknown in found and domain.Unknown in found
+    assert all(issubclass(cls, Unknown) for cls in found), found
