@@ -39,7 +39,7 @@ import re
 from sgllint.catalog import history
 from sgllint.model.diagnostic import Edit, Fix
 from sgllint.model.rule import ERROR, INFO, Invalid, Rule, Valid
-from sgllint.model.kinds import Origin, Resolution
+from sgllint.model.kinds import HintKind, Origin, Resolution
 from sgllint.resolve.suggest import clearly_closest, closest, split_glued
 from sgllint.resolve.wrapped import own_strings
 
@@ -184,7 +184,7 @@ class _Shared:
         if wrapped is not None:  # the wrapper's own options sit in the same parser
             strings = strings + tuple(own_strings(wrapped))
         self.strings = strings
-        self.patch = next((h for h in launch.site.hints if h.kind == "patched-sglang" and h.span is not None), None)
+        self.patch = next((h for h in launch.site.hints if h.kind is HintKind.PATCHED_SGLANG and h.span is not None), None)
         self.parser_name = _parser_name(launch)
 
 

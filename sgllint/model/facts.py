@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Union
 
-from sgllint.model.kinds import ArgProblem, Origin, Resolution
+from sgllint.model.kinds import ArgProblem, HintKind, LaunchForm, Origin, Resolution
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -230,9 +230,12 @@ class ContextHint:
     container image tag, a GPU node selector, a pragma. The context layer
     turns hints into the launch's context."""
 
-    kind: str  # "sglang-image", "gpu-product", "gpu-count", ...
+    kind: HintKind
     value: Value
     span: Optional[Span] = None
+
+    def __post_init__(self) -> None:
+        self.kind = HintKind(self.kind)  # a misspelt kind fails here, not in a silent comparison
 
 
 @dataclass
@@ -256,7 +259,7 @@ class LaunchSite:
     span: Span
     entry: str  # "python -m sglang.launch_server", "sglang serve", "Engine(...)"
     entry_span: Span
-    form: str  # "argv" or "kwargs"
+    form: LaunchForm
     tokens: list[Token] = field(default_factory=list)
     kwargs: list[Kwarg] = field(default_factory=list)
     env: list[EnvVar] = field(default_factory=list)
@@ -265,6 +268,9 @@ class LaunchSite:
     severed: Optional[Severed] = None
     # where the words of the launch come from (a ``--config`` file's own site: that file)
     origin: Origin = Origin.CLI
+
+    def __post_init__(self) -> None:
+        self.form = LaunchForm(self.form)  # a misspelt form fails here, not in a silent comparison
 
 
 @dataclass

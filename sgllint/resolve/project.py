@@ -35,9 +35,6 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-#: the `sgllint.model.facts.ContextHint` kind of a reference left unread because
-#: it leads outside the project (rule SGL115)
-OUTSIDE_PROJECT = "reference-outside-project"
 #: names whose presence makes a directory a project root
 MARKERS = (".git", ".sgllint.toml", "sgllint.toml")
 #: a pyproject.toml larger than this is not parsed to look for [tool.sgllint]
