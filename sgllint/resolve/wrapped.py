@@ -31,7 +31,7 @@ from sgllint.catalog import Catalog, Option, version_key
 from sgllint.catalog import wrappers as wrapper_data
 from sgllint.catalog.wrappers import Parser, Reason, Wrapper, _check_value, _is_optional_word, _lookup, _Spec, _table, _values
 from sgllint.model.facts import Span, Token, Unresolved
-from sgllint.model.kinds import ArgProblem
+from sgllint.model.kinds import ArgProblem, HintKind
 from sgllint.model.unknown import UNKNOWN
 
 #: a word whose text is not known (a variable): never an option
@@ -129,7 +129,7 @@ def wrapper_release(package: str, hints, file_pragmas: dict, pin) -> tuple[str, 
         candidates.append((file_pragmas[package][0], "pragma"))
     if package == "ai-dynamo":
         for hint in hints:
-            if hint.kind == "sglang-image" and isinstance(hint.value, str):
+            if hint.kind is HintKind.SGLANG_IMAGE and isinstance(hint.value, str):
                 m = DYNAMO_IMAGE_RE.search(hint.value)
                 if m:
                     candidates.append((m.group(1), f"image tag {hint.value}"))

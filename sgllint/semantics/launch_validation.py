@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from sgllint.model.facts import Launch, Span
-from sgllint.model.kinds import Provenance
+from sgllint.model.kinds import LaunchForm, Provenance
 
 _CACHE_ATTR = "_sgllint_validation"
 
@@ -132,7 +132,7 @@ def launch_facts(launch: Launch, validation) -> Evaluated:
             env[e.name] = e.value
             line = e.span.start_line_col()[0]
             out.provenance[f"env:{e.name}"] = f"set at {e.span.path}:{line}"
-    entry = "engine" if launch.site.form == "kwargs" else "cli"
+    entry = "engine" if launch.site.form is LaunchForm.KWARGS else "cli"
     out.facts = validation.LaunchFacts(release=ctx.catalog.version, user_args=user_args, entry=entry,
                                        model_config=config, gpu=gpu, env=env,
                                        model_files=listing)
