@@ -200,6 +200,7 @@ def _write_report(args, groups, results, diagnostics, fixes_shown: str) -> Optio
     """Print the report (and write the extra ``--output`` files): findings,
     notices, skipped files, statistics, fixes and the summary. Returns an
     exit code only when it cannot finish (an ``--output`` file not written)."""
+    # long on purpose: the report's sections in the order ruff prints them
     from sgllint.output import renderer, summary
     from sgllint.output.text import visible
 

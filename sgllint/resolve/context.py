@@ -524,6 +524,8 @@ def resolve_model(
     only where the user allowed it; a model directory outside that leaves the
     architecture unknown gets a `HintKind.OUTSIDE_PROJECT` hint in ``ctx.outside``
     (for `--show-context`; rule SGL115 reports relative ones)."""
+    # long on purpose: the model's sources in precedence order (pragma, local directory, Hugging Face cache,
+    # registry), a few lines each
     from sgllint.model.facts import is_known
     from sgllint.resolve import modelinfo
 

@@ -146,6 +146,7 @@ def _settle_heap() -> None:
 
 
 def _evaluate(prog: Program, facts: LaunchFacts) -> Verdict:
+    # long on purpose: SGLang's start-up entry steps in their order, each guarded for degradation the same way
     install_builtins()
     rt = Run(Env(facts))
     rt.modules = {}

@@ -35,6 +35,7 @@ class ExpressionCompiler:
 
     # ---- stores -------------------------------------------------------------------
     def store(self, t, scope: Scope):
+        # long on purpose: one dispatch over assignment targets (name, attribute, subscript, tuple/list, starred)
         tt = type(t)
         if tt is ast.Name:
             r = _resolve(scope, t.id) if scope.kind != "class" else ("class",)
@@ -530,6 +531,8 @@ class ExpressionCompiler:
         return run
 
     def _comp(self, e, scope, kind):
+        # long on purpose: comprehension semantics (generators, conditions, unknown iterables) compiled into one
+        # closure
         cscope = Scope("comp", scope, scope.qual)
         for g in e.generators:
             for n in ast.walk(g.target):

@@ -519,6 +519,7 @@ _PENDING = object()
 
 def speculate(fr: Frame, body, orelse, where: str):
     """Run both branches from the same state and join them."""
+    # long on purpose: the branch join (run, snapshot, restore, run, join) shares its snapshots across every step
     lvl = Level()
     RT.levels.append(lvl)
     dead_a = dead_b = None
