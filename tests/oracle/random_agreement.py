@@ -419,6 +419,10 @@ def markdown(table: dict | None, reason: str | None) -> str:
                      f"{c['possible only']} | {c['missed']} | {c['rewrite: agree']} | {c['false rewrite']} | "
                      f"{c['missed rewrite']} | {c['argparse: flagged']} / "
                      f"{c['argparse: flagged'] + c['argparse: not flagged']} |")
+    omitted = [rel for rel in recorded_releases() if rel not in table]
+    if omitted:
+        lines += ["", f"Not compared in this write: {', '.join(omitted)} (written with `--release`; "
+                  "`--write` alone compares every recorded release)."]
     lines += ["", "## Disagreement classes", "", "| release | outcome | SGLang site | cases | cause |",
               "| --- | --- | --- | --- | --- |"]
     causes = {name: why for name, _, why in CAUSES}
@@ -439,8 +443,9 @@ def _options(argv: list[str]):
     ap.add_argument("--show", action="append", metavar="OUTCOME",
                     help="print each case with this outcome or cause (e.g. 'false error', 'missed', UNEXPLAINED)")
     opts = ap.parse_args(argv)
-    if opts.write and (opts.release or opts.limit):
-        ap.error("--write publishes the whole sample: no --release/--limit")
+    if opts.write and opts.limit:
+        ap.error("--write publishes whole samples: no --limit (--release writes only those releases, "
+                 "and the table says which were not compared)")
     return opts
 
 
