@@ -89,6 +89,18 @@ def test_one_file_loads_no_other_formats_reader_nor_the_cache(path, needs):
     assert loaded(ROOT / path, NEVER) == needs
 
 
+@pytest.mark.parametrize("path", ["examples/serve_qwen.sh", "examples/k8s/deepseek-deterministic.yaml"])
+def test_the_derived_validation_interpreter_loads_only_when_it_runs(path, monkeypatch):
+    # while the evaluator is not LINT_READY (and SGLLINT_DERIVED_VALIDATION is not 1)
+    # a lint asks only whether it is on: the interpreter (~130 ms of imports) stays unloaded
+    monkeypatch.delenv("SGLLINT_DERIVED_VALIDATION", raising=False)
+    from sgllint.semantics import validation
+
+    if getattr(validation, "LINT_READY", False):
+        pytest.skip("the evaluator runs in every lint")
+    assert loaded(ROOT / path, ("sgllint.semantics.validation.evaluator", "sgllint.semantics.validation.interp")) == set()
+
+
 def test_without_sglang_metadata_importlib_metadata_is_not_imported(tmp_path):
     # asking importlib.metadata for sglang's version imports email, zipfile,
     # csv and socket; with no sglang-*.dist-info/.egg-info on sys.path the

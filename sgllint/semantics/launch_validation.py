@@ -42,9 +42,9 @@ def evaluator():
         from sgllint.semantics import validation
     except ImportError:
         return None
-    if not hasattr(validation, "evaluate"):
-        return None
     if not getattr(validation, "LINT_READY", False) and os.environ.get(FORCE_ENV, "") != "1":
+        return None  # asked before touching ``evaluate``, which loads the interpreter
+    if not hasattr(validation, "evaluate"):
         return None
     return validation
 

@@ -8,8 +8,17 @@ user-given values. See ``interp`` (the abstract interpreter), ``envmodel``
 """
 
 from .domain import Unknown, and3, is_unknown, join, not3, or3, truth
-from .evaluator import evaluate
 from .facts import GpuFacts, LaunchFacts, Rewrite, SiteHit, Verdict
+
+
+def __getattr__(name: str):
+    # the interpreter (~130 ms of imports) loads on first use, not when a lint
+    # only asks whether derived validation is on
+    if name == "evaluate":
+        from .evaluator import evaluate
+
+        return evaluate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["GpuFacts", "LaunchFacts", "Rewrite", "SiteHit", "Unknown", "Verdict", "and3", "evaluate", "is_unknown",
            "join", "not3", "or3", "truth"]
