@@ -63,7 +63,7 @@ def test_every_url_in_every_format_resolves(tmp_path, run_cli):
     from sgllint.output import FORMATS
 
     (tmp_path / "serve.sh").write_text(f"{LAUNCH} --enable_metrics --tp 2 --port 1 --port 2 --attention-backend flash_infer\n")
-    (tmp_path / "app.py").write_text(f"import sglang as sgl\nsgl.Engine(model_path='m/x', tensor_parallel_size=2)\n")
+    (tmp_path / "app.py").write_text("import sglang as sgl\nsgl.Engine(model_path='m/x', tensor_parallel_size=2)\n")
     (tmp_path / "README.md").write_text(f"```sh\n{LAUNCH} --enable-deterministic-inference --attention-backend torch_native\n```\n")
     seen = set()
     for fmt in FORMATS:

@@ -507,7 +507,7 @@ def test_completion_on_a_megabyte_line_answers(tmp_path):
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="--a_ \"',\n.=1\u00e9\u00a0\u2028", max_size=16))
 def test_flag_before_the_cursor_is_what_the_old_regex_found(text):
-    from sgllint.hosts.lsp.server import _flag_before
+    from sgllint.hosts.lsp.complete import flag_before as _flag_before
 
     found = re.search(r"(--[\w-]+)[\s\"',]+$", text)
     assert _flag_before(text, len(text)) == (found.group(1) if found else None)

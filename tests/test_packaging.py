@@ -4,7 +4,6 @@ an editable install both find the rules."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import venv

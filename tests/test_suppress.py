@@ -24,7 +24,7 @@ def test_ignore_on_the_line():
 def test_ignore_on_first_line_of_launch():
     text = f"{LAUNCH} \\\n  --tp-size 2 \\\n  --enable_metrics\n"
     assert codes(text) == ["SGL101"]
-    text = f"# a comment\npython -m sglang.launch_server \\\n  --model-path m \\\n  --enable_metrics\n"
+    text = "# a comment\npython -m sglang.launch_server \\\n  --model-path m \\\n  --enable_metrics\n"
     assert codes(text) == ["SGL101"]
 
 

@@ -46,7 +46,7 @@ from typing import Any, Optional
 
 from sgllint.model.unknown import known
 
-from ._gen_eval import Module, Project, _Env
+from ._gen_eval import Module, Project
 
 _ARCH_RE = re.compile(r"^[A-Z][A-Za-z0-9_]*(?:For[A-Z][A-Za-z0-9_]*|Model)$")
 _CONST_RE = re.compile(r"^[A-Z][A-Z0-9_]+$")

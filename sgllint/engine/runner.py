@@ -286,9 +286,10 @@ def _preload(options, head) -> None:
             from sgllint.formats.python.parse import _import_libcst
 
             if _import_libcst() is not None:
-                import sgllint.formats.python.flow
-                import sgllint.formats.python.hydra
-                import sgllint.formats.python.launches
+                # imported for their side effect: loaded once here, before the fork, not per worker
+                import sgllint.formats.python.flow  # noqa: F401
+                import sgllint.formats.python.hydra  # noqa: F401
+                import sgllint.formats.python.launches  # noqa: F401
     except Exception:  # a worker meets it again, where one file reports it
         pass
 

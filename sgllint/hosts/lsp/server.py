@@ -53,7 +53,6 @@ from sgllint.formats import registry
 from sgllint.model.diagnostic import Diagnostic
 from sgllint.output.lsp_convert import (
     UTF16,
-    offset_to_position,
     path_to_uri,
     position_to_offset,
     span_to_range,
@@ -685,9 +684,6 @@ def _default_catalog(ls: SgllintServer, state: DocState):
     except catalogs.UnknownVersion:
         return catalogs.load(catalogs.latest())
 
-
-#: the backward scan completion uses (tests/test_lsp_hostile.py checks it)
-from sgllint.hosts.lsp.complete import flag_before as _flag_before  # noqa: E402
 
 
 def serve() -> None:
