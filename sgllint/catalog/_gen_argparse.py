@@ -527,6 +527,8 @@ def type_name(value: Any, node: Optional[ast.expr]) -> Optional[str]:
 
 
 def _record_option(rec: _Recorder, owner: Any, args: list, kwargs: dict, node: ast.Call, scope: _Env) -> Any:
+    # long on purpose: one add_argument call replayed: argparse's keyword handling (action, nargs, const, default,
+    # choices, dest) in argparse's own order
     parser = owner.parser if isinstance(owner, GroupObj) else owner
     strings = list(args)
     if not strings or any(not isinstance(s, str) for s in strings):

@@ -207,6 +207,7 @@ def _locate(project: Project, sa: Module) -> Optional[tuple[Module, ast.Function
 
 
 def deterministic_facts(project: Project, sa: Module, lists: dict[str, list]) -> Optional[dict]:
+    # long on purpose: reads SGLang's deterministic-inference block top to bottom, one fact per step in SGLang's order
     found = _locate(project, sa)
     if found is None:
         return None

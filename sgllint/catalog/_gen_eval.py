@@ -352,6 +352,7 @@ class Project:
             return Unknown(f"{type(exc).__name__}: {exc}")
 
     def _eval(self, node: ast.expr, scope: _Env) -> Any:
+        # long on purpose: one dispatch over every ast expression type the generator evaluates: a table of small cases
         ev = self._eval
         if isinstance(node, ast.Constant):
             return node.value

@@ -363,6 +363,8 @@ class ParserBuilder:
         return None
 
     def field_to_option(self, f: FieldDecl) -> None:
+        # long on purpose: one ServerArgs field to its option: the metadata keys in the order SGLang's add_cli_args
+        # reads them
         meta = self.arg_meta(f)
         if meta is not None and meta.get("no_cli") is True:
             self.no_cli.add(f.name)

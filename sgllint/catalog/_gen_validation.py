@@ -146,6 +146,8 @@ def release_version(source: Source) -> str:
 
 
 def build_release(source: Source) -> Built:
+    # long on purpose: the generator's steps for one release in order (closure, sites, rewrites, defaults, coverage),
+    # each a call
     full = release_version(source)
     version = base_version(full)
     era, defaults, unknown = field_defaults(source)

@@ -355,16 +355,19 @@ class Launch:
     def occurrences(self, field_name: str) -> list[Arg]:
         return [a for a in self.args if a.field == field_name]
 
+    #: (args list, its length, field -> last arg): see `last`
+    _last_index = None
+
     def last(self, field_name: str) -> Optional[Arg]:
         """The occurrence that wins (argparse and keyword semantics: last)."""
-        # every rule asks this of every launch: index the args once (again
-        # only if the list is replaced or grows), not one scan per question
-        key = (id(self.args), len(self.args))
-        cached = self.__dict__.get("_last_by_field")
-        if cached is None or cached[0] != key:
-            cached = (key, {a.field: a for a in self.args})
-            self.__dict__["_last_by_field"] = cached
-        return cached[1].get(field_name)
+        # every rule asks this of every launch (a hundred times a launch):
+        # index the args once (again only if the list is replaced or grows),
+        # and check the index with no allocation
+        args = self.args
+        index = self._last_index
+        if index is None or index[0] is not args or index[1] != len(args):
+            index = self._last_index = (args, len(args), {a.field: a for a in args})
+        return index[2].get(field_name)
 
     def value(self, field_name: str, default: Any = None) -> Any:
         arg = self.last(field_name)

@@ -138,6 +138,8 @@ def resolve(site: LaunchSite, catalog: Catalog) -> list[Arg]:
 
 
 def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
+    # long on purpose: SGLang's argparse semantics over one argv in a single pass (abbreviations, nargs, flags, =
+    # forms), as argparse does it
     tokens = site.tokens
     positional_model: Optional[Token] = None
     if site.entry == "sglang serve":

@@ -356,9 +356,23 @@ _REGISTRY_CALL_RE = re.compile(r"\.from_(?:registry|dockerhub|aws_ecr|gcp_artifa
 _PIP_CALL_RE = re.compile(r"\.(?:uv_)?pip_install\(([^()]{0,2000})\)")
 
 
+_image_pins_memo: tuple = (None, [])
+
+
 def _python_image_pins(facts: FileFacts) -> list[tuple[str, Provenance, Optional[Span], str]]:
     """The SGLang release a Python file's container image runs: an SGLang
-    image it is built from, else an ``sglang==X`` it installs."""
+    image it is built from, else an ``sglang==X`` it installs. Found once
+    per file: every launch asks, and a scan of the file per launch made a
+    file of many launches quadratic (1 MB of ordinary Python: 10 s)."""
+    global _image_pins_memo
+    owner, found = _image_pins_memo
+    if owner is not facts:
+        found = _scan_image_pins(facts)
+        _image_pins_memo = (facts, found)
+    return list(found)
+
+
+def _scan_image_pins(facts: FileFacts) -> list[tuple[str, Provenance, Optional[Span], str]]:
     text = facts.source.text
     found = []
     for m in _REGISTRY_CALL_RE.finditer(text):
@@ -510,6 +524,8 @@ def resolve_model(
     only where the user allowed it; a model directory outside that leaves the
     architecture unknown gets a `HintKind.OUTSIDE_PROJECT` hint in ``ctx.outside``
     (for `--show-context`; rule SGL115 reports relative ones)."""
+    # long on purpose: the model's sources in precedence order (pragma, local directory, Hugging Face cache,
+    # registry), a few lines each
     from sgllint.model.facts import is_known
     from sgllint.resolve import modelinfo
 

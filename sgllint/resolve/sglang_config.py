@@ -250,6 +250,8 @@ def merge_config(
     ``base_dir``: it is not read). A file larger than ``limit`` bytes is
     not read either (``config-missing``).
     """
+    # long on purpose: SGLang's --config merge in its order (read, flatten, reorder the argv), sharing the words and
+    # their spans
     from sgllint.catalog import version_key
 
     if site.form is not LaunchForm.ARGV or "--config" not in catalog.by_string:

@@ -191,6 +191,7 @@ def _parse(table: list[_Spec], parser: Parser, words: list[str], known: bool) ->
     """``argparse`` over ``words`` as `sgllint.catalog.wrappers._parse` does
     it, keeping which word went where and every problem (not only the
     first): words that are not known stay in ``extras`` for the next stage."""
+    # long on purpose: argparse's parse loop (classify every word, then consume) kept as one loop, as argparse has it
     out = _Parsed([], [], [])
     ambiguous: set[int] = set()
     for i, word in enumerate(words):
@@ -516,6 +517,7 @@ def startup_rejections(launch) -> list[StartupRejection]:
     (an option left out whose default the environment may set, any SGLang
     option left out when a ``--config`` file may set it, anything when the
     launch's words are not all known)."""
+    # long on purpose: each generated check in the wrapper's order, sharing the option values already decided
     wrapped = getattr(launch.context, "wrapped", None)
     if wrapped is None or wrapped.problems:
         return []

@@ -86,14 +86,13 @@ class Deployment:
         return RUNTIME_NAMES.get(self.runtime or "", "container")
 
 
-_CACHE: dict[int, tuple[Launch, Deployment]] = {}
-
-
 def deployment(launch: Launch) -> Deployment:
-    """The launch's `Deployment` (computed once per launch)."""
-    hit = _CACHE.get(id(launch))
-    if hit is not None and hit[0] is launch:
-        return hit[1]
+    """The launch's `Deployment` (computed once per launch and kept on it:
+    the rules ask one after the other for every launch of a file, so a
+    bounded cache of recent launches missed every time past its bound)."""
+    d = launch.__dict__.get("_deployment")
+    if d is not None:
+        return d
     d = Deployment()
     for hint in launch.site.hints:
         kind = hint.kind
@@ -119,9 +118,7 @@ def deployment(launch: Launch) -> Deployment:
                 d.labels = dict(hint.value.get("labels") or {})
             elif kind is HintKind.DEPLOY_SERVICE:
                 d.services.append(h)
-    if len(_CACHE) > 512:
-        _CACHE.clear()
-    _CACHE[id(launch)] = (launch, d)
+    launch.__dict__["_deployment"] = d
     return d
 
 

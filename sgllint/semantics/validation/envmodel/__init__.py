@@ -47,7 +47,7 @@ from .gpu import HELPER_MODULES, PROBE_PREFIXES, REPLACED, RUNTIME_ONLY, _torch
 from .hf_config import CONFIG_MODULES, HFConfig, _get_config, _transformers
 from .language import BUILTINS, _dataclasses, _enum, make_class
 from .launch import Env
-from .libraries import _argparse_module, _functools, _importlib, _logging, _msgspec, _os, _sys, _typing
+from .libraries import _argparse_module, _functools, _importlib, _logging, _msgspec, _orjson, _os, _sys, _typing
 
 # --------------------------------------------------------------------------
 # The model as the program sees it
@@ -98,6 +98,8 @@ class EnvModel:
         elif top == "msgspec":
             ms = _msgspec()
             m = ms if name == "msgspec" else getattr(ms, name.split(".")[1])
+        elif name == "orjson":
+            m = _orjson()
         elif name in ("typing", "typing_extensions"):
             m = _typing()
         elif name == "functools":

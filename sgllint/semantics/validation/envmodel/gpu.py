@@ -91,7 +91,22 @@ def _props(*a, **k):
                                  minor=_capability()[1] if nvidia else Unknown("minor"),
                                  total_memory=(_mem_mib() * 1024 * 1024) if not isinstance(_mem_mib(), Unknown)
                                  else Unknown("memory"), multi_processor_count=Unknown("SM count"),
-                                 gcnArchName=Unknown("gcn arch"))
+                                 gcnArchName=_gcn_arch())
+
+
+def _gcn_arch():
+    """torch's ``gcnArchName`` on ROCm ("gfx942:sramecc+:xnack-"): SGLang only
+    tests substrings of it ("gfx95" in ...), so the known gfx name answers."""
+    arch = env().fact("gpu_arch")
+    return arch if isinstance(arch, str) and _vendor() == "amd" else Unknown("gcn arch")
+
+
+def _gfx95(*a, **k):
+    """An AMD gfx95 (MI350/MI355) GPU: the MX-capable ROCm architecture."""
+    if _vendor() == "nvidia":
+        return False
+    arch = _gcn_arch()
+    return arch if isinstance(arch, Unknown) else "gfx95" in arch
 
 
 def _flashinfer_available(*a, **k):
@@ -115,7 +130,9 @@ REPLACED: dict[str, typing.Callable] = {
     "is_sm110_supported": _sm_eq(11), "is_sm103_supported": _unknown("SM 10.3"),
     "is_blackwell": _sm_eq(10), "is_blackwell_supported": _sm_ge(100), "is_hopper_with_cuda_12_3": _sm_eq(9),
     "is_flashinfer_available": _flashinfer_available, "cpu_has_amx_support": _false,
-    "is_gfx95_supported": lambda *a, **k: False if _vendor() == "nvidia" else Unknown("gfx95"),
+    # utils(/common).py of every release that has them (0.5.1+): ``torch.version.hip`` and
+    # ``"gfx95" in get_device_properties(0).gcnArchName``, else False
+    "is_gfx95_supported": _gfx95, "mxfp_supported": _gfx95,
     "get_device_name": _device_name, "get_device": lambda *a, **k: "cuda" if _vendor() in ("nvidia", "amd")
     else Unknown("device"),
     "get_available_gpu_memory": _unknown("free GPU memory"), "get_free_port": _unknown("a free port"),
@@ -152,6 +169,19 @@ def _absent_unless(vendor):
     return fn
 
 
+def _torch_cuda_version():
+    """``torch.version.cuda``: None off NVIDIA; on NVIDIA the version torch was
+    built with, which is the image's choice (cu126, cu129, cu130 builds):
+    Unknown unless the launch's facts say."""
+    v = _vendor()
+    if isinstance(v, Unknown):
+        return v
+    if v != "nvidia":
+        return None
+    cuda = env().fact("cuda_version")
+    return cuda if isinstance(cuda, str) else Unknown("the CUDA version torch was built with")
+
+
 def _torch():
     cuda = FakeModule("torch.cuda", {
         "is_available": _cuda_available, "device_count": _count, "get_device_capability": _capability,
@@ -159,8 +189,7 @@ def _torch():
         "is_initialized": _false, "mem_get_info": _unknown("free memory"),
     })
     version = FakeModule("torch.version", {
-        "cuda": Dyn(lambda: _vendor() if isinstance(_vendor(), Unknown) else ("12.9" if _vendor() == "nvidia"
-                                                                              else None)),
+        "cuda": Dyn(_torch_cuda_version),
         "hip": Dyn(lambda: _vendor() if isinstance(_vendor(), Unknown) else ("6.4" if _vendor() == "amd" else None)),
     })
     not_avail = {"is_available": _false, "device_count": lambda *a: 0}

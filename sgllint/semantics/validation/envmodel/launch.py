@@ -18,8 +18,13 @@ class Env:
         self.count = g.count if g else None
         self.mem_gib = g.memory_gib if g else None
         self.gpu_name = g.name if g else None
+        self.gpu_arch = g.arch if g else None
+        self.cuda_version = g.cuda if g else None
         self.env = dict(facts.env or {})
         self.model_config = facts.model_config
+        self.model_files = facts.model_files
+        path = (facts.user_args or {}).get("model_path")
+        self.model_path = path.rstrip("/") if isinstance(path, str) and path.strip("/") else None
 
     def fact_key(self, name: str):
         """The fact as a module cache compares it (Unknown as "?")."""

@@ -123,17 +123,46 @@ class _Environ:
 _ENVIRON = _Environ()
 
 
+def _model_dir_entry(p):
+    """What a path is, when it lies in the model directory whose listing the
+    launch knows (``LaunchFacts.model_files``: file names, directories with a
+    trailing "/"): "dir", "file" or "absent"; None when the listing does not
+    answer (another path, or no listing)."""
+    e = env()
+    if not isinstance(p, str) or e.model_path is None or e.fact("model_files") is None:
+        return None
+    p = p.rstrip("/")
+    if p == e.model_path:
+        return "dir"
+    prefix = e.model_path + "/"
+    name = p[len(prefix):] if p.startswith(prefix) else None
+    if not name or "/" in name:
+        return None
+    return "file" if name in e.model_files else "dir" if name + "/" in e.model_files else "absent"
+
+
 def _path_exists(p=None, *a, **k):
     cfg = env().fact("model_config")
     if isinstance(p, str) and p.endswith("/config.json") and cfg is not None:
         return True
-    return Unknown(f"whether {p} exists")
+    entry = _model_dir_entry(p)
+    return Unknown(f"whether {p} exists") if entry is None else entry != "absent"
+
+
+def _path_isfile(p=None, *a, **k):
+    entry = _model_dir_entry(p)
+    return _path_exists(p) if entry is None else entry == "file"
+
+
+def _path_isdir(p=None, *a, **k):
+    entry = _model_dir_entry(p)
+    return Unknown("a directory") if entry is None else entry == "dir"
 
 
 def _os():
     path = FakeModule("os.path", {
         "join": lambda *a: "/".join(a) if all(isinstance(x, str) for x in a) else Unknown("a path"),
-        "exists": _path_exists, "isfile": _path_exists, "isdir": _unknown("a directory"),
+        "exists": _path_exists, "isfile": _path_isfile, "isdir": _path_isdir,
         "isabs": lambda p: p.startswith("/") if isinstance(p, str) else Unknown("a path"),
         "basename": lambda p: p.rstrip("/").rsplit("/", 1)[-1] if isinstance(p, str) else Unknown("a path"),
         "dirname": lambda p: p.rsplit("/", 1)[0] if isinstance(p, str) else Unknown("a path"),
@@ -354,6 +383,30 @@ def _msgspec():
     return FakeModule("msgspec", {"Struct": Struct, "defstruct": _defstruct, "NODEFAULT": NODEFAULT,
                                   "field": _msg_field, "structs": structs, "UNSET": NODEFAULT,
                                   "ValidationError": type("ValidationError", (ValueError,), {})})
+
+
+# ---- orjson (an SGLang dependency in every release) ------------------------------------------
+
+
+def _orjson_loads(data, *a, **k):
+    """``orjson.loads`` by the standard parser: orjson is the stricter of the
+    two (no NaN, 64-bit integers only), so what json rejects orjson rejects;
+    what json accepts is taken as accepted (a miss at worst, never a false
+    rejection)."""
+    import json
+
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        data = bytes(data).decode("utf-8")
+    if not isinstance(data, str):
+        return Unknown("orjson.loads of a value that is not text")
+    return json.loads(data)
+
+
+def _orjson():
+    import json
+
+    return FakeModule("orjson", {"loads": _orjson_loads, "JSONDecodeError": json.JSONDecodeError,
+                                 "dumps": lambda obj, *a, **k: json.dumps(obj).encode()})
 
 
 def _struct_replace(obj, **changes):
