@@ -3,13 +3,14 @@ differential's recorded launches, as one JSON line per case, so a change to
 the interpreter that must not change its answers (a speed-up) can be checked:
 dump before, dump after, compare.
 
-    python -m benchmarks.validation_verdicts --out DIR [--releases 0.5.23,0.4.10]
+    python -m benchmarks.validation_verdicts --out DIR [--releases 0.5.23,0.4.10] [--limit N]
     python -m benchmarks.validation_verdicts --compare DIR_BEFORE DIR_AFTER
 
 A verdict line holds the rejection (site, id, message, exception, why), the
 possible rejections, the rewrites, what degraded, the unknown fields and the
 notes, in the evaluator's order; argparse rejections and harness errors are
-not the evaluator's and are skipped.
+not the evaluator's and are skipped. ``--limit N`` dumps the first N evaluated
+cases of each release only (a slow release's full dump takes hours).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def verdict_record(verdict) -> dict:
     return json.loads(json.dumps(d, default=repr, sort_keys=True))
 
 
-def dump(release: str, out: Path) -> int:
+def dump(release: str, out: Path, limit: int | None = None) -> int:
     from sgllint.semantics.validation import evaluate
 
     fx = ra.load(release)
@@ -42,6 +43,8 @@ def dump(release: str, out: Path) -> int:
         for i, case in enumerate(fx["cases"]):
             if case["v"] == "harness-error" or case.get("stage") == "argparse":
                 continue
+            if limit is not None and n >= limit:
+                break
             args = ra.resolved_args(release, ra.concrete_argv(case))
             try:
                 rec = verdict_record(evaluate(ra.launch_facts(release, fx, case, args)))
@@ -76,6 +79,7 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path)
     ap.add_argument("--releases", default=",".join(ra.recorded_releases()))
+    ap.add_argument("--limit", type=int, help="the first N evaluated cases per release only")
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = ap.parse_args(argv)
     if args.compare:
@@ -84,7 +88,7 @@ def main(argv: list[str]) -> int:
         ap.error("--out or --compare")
     args.out.mkdir(parents=True, exist_ok=True)
     for rel in [r for r in args.releases.split(",") if r]:
-        print(f"{rel}: {dump(rel, args.out)} verdicts", flush=True)
+        print(f"{rel}: {dump(rel, args.out, args.limit)} verdicts", flush=True)
     return 0
 
 

@@ -39,7 +39,7 @@ import re
 from sgllint.catalog import history
 from sgllint.model.diagnostic import Edit, Fix
 from sgllint.model.rule import ERROR, INFO, Invalid, Rule, Valid
-from sgllint.model.kinds import Origin, Resolution
+from sgllint.model.kinds import HintKind, Origin, Resolution
 from sgllint.resolve.suggest import clearly_closest, closest, split_glued
 from sgllint.resolve.wrapped import own_strings
 
@@ -86,6 +86,7 @@ class UnknownFlag(Rule):
     def check(self, launch):
         catalog = launch.context.catalog
         version = catalog.version
+        shared = None  # what every unknown flag of the launch needs, found at the first one
         for arg in launch.args:
             if arg.resolution is Resolution.POSITIONAL and arg.option is None:
                 if _ELLIPSIS.match(arg.spelling):
@@ -106,14 +107,13 @@ class UnknownFlag(Rule):
             spelling = arg.spelling
             if launch.context.target == "sglang" and history.option_versions(spelling):
                 continue  # exists in another release: SGL106 / SGL111
-            yield self._unknown_option(arg, spelling, launch)
+            if shared is None:
+                shared = _Shared(launch)
+            yield self._unknown_option(arg, spelling, launch, shared)
 
-    def _unknown_option(self, arg, spelling, launch):
+    def _unknown_option(self, arg, spelling, launch, shared: "_Shared"):
         catalog = launch.context.catalog
-        strings = catalog.long_string_tuple()  # shared, never copied: asked for each unknown flag
-        wrapped = launch.context.wrapped
-        if wrapped is not None:  # the wrapper's own options sit in the same parser
-            strings = strings + tuple(own_strings(wrapped))
+        strings = shared.strings
         glued = split_glued(spelling, strings)
         if glued:
             return self.diagnostic(
@@ -132,7 +132,7 @@ class UnknownFlag(Rule):
                 launch=launch,
             )
         guess = closest(dashed, strings, source=arg.flag_span.source)
-        patch = next((h for h in launch.site.hints if h.kind == "patched-sglang" and h.span is not None), None)
+        patch = shared.patch
         typo = guess is not None and difflib.SequenceMatcher(None, dashed, guess).ratio() >= 0.9
         if patch is not None and not typo:  # the file patches SGLang: the patch may add the option
             line = patch.span.start_line_col()[0]
@@ -146,7 +146,7 @@ class UnknownFlag(Rule):
             )
         return self.diagnostic(
             arg.flag_span,
-            f"'{spelling}' is not an option of {_parser_name(launch)}",
+            f"'{spelling}' is not an option of {shared.parser_name}",
             help=f"did you mean {guess}?" if guess else "run `sglang serve --help` for the list of options",
             fix=_rename(arg, guess) if guess and _unambiguous(dashed, guess, strings) else None,
             launch=launch,
@@ -172,6 +172,20 @@ class UnknownFlag(Rule):
             fix=fix,
             launch=launch,
         )
+
+
+class _Shared:
+    """What every unknown option of one launch needs, computed once per
+    launch (one line of 40,000 unknown flags asked 40,000 times)."""
+
+    def __init__(self, launch):
+        strings = launch.context.catalog.long_string_tuple()  # shared, never copied
+        wrapped = launch.context.wrapped
+        if wrapped is not None:  # the wrapper's own options sit in the same parser
+            strings = strings + tuple(own_strings(wrapped))
+        self.strings = strings
+        self.patch = next((h for h in launch.site.hints if h.kind is HintKind.PATCHED_SGLANG and h.span is not None), None)
+        self.parser_name = _parser_name(launch)
 
 
 def _parser_name(launch):

@@ -26,7 +26,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp-size 2
 """
 
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
-from sgllint.model.kinds import Resolution
+from sgllint.model.kinds import LaunchForm, Resolution
 
 
 class MissingModelPath(Rule):
@@ -56,7 +56,7 @@ class MissingModelPath(Rule):
             return  # a stray positional word is probably the model: SGL101 says to use --model-path
         if any(a.field == "help" or a.spelling in ("-h", "--help") for a in launch.args):
             return
-        if launch.site.form == "kwargs":
+        if launch.site.form is LaunchForm.KWARGS:
             message = f"{launch.entry} is called without model_path"
             help_text = "pass model_path='org/model' or a local directory"
         else:

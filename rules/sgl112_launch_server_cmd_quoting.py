@@ -36,6 +36,7 @@ server_process, port = launch_server_cmd(
   (`command.replace("\\\n", " ").replace("\\", " ")`, then `split()`), 0.4.x–0.5.23.
 """
 
+from sgllint.model.kinds import HintKind
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 
 IMPORT = "from sglang.utils import launch_server_cmd\n\n"
@@ -64,7 +65,7 @@ class LaunchServerCmdQuoting(Rule):
     def check(self, launch):
         open_quote = None
         for hint in launch.site.hints:
-            if hint.kind != "launch-server-cmd-quote" or hint.span is None:
+            if hint.kind is not HintKind.LAUNCH_SERVER_CMD_QUOTE or hint.span is None:
                 continue
             word = str(hint.value)
             if open_quote and word.endswith(open_quote) and not word.startswith(open_quote):

@@ -32,7 +32,7 @@ python -m sglang.launch_server --config a.yaml
 
 from sgllint.resolve.sglang_config import unsupported_option_message
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
-from sgllint.model.kinds import ArgProblem
+from sgllint.model.kinds import ArgProblem, HintKind
 
 
 class ConfigFileRejected(Rule):
@@ -99,7 +99,7 @@ class ConfigFileRejected(Rule):
     def check(self, launch):
         version = launch.context.catalog.version
         for hint in launch.site.hints:
-            if hint.kind == "config-unsupported-option" and hint.span is not None:
+            if hint.kind is HintKind.CONFIG_UNSUPPORTED_OPTION and hint.span is not None:
                 message = unsupported_option_message(hint.value, launch.context.catalog)
                 if message:
                     yield self.diagnostic(
@@ -111,7 +111,7 @@ class ConfigFileRejected(Rule):
         # a trailing --config with no file is argparse's missing value (SGL105)
         valueless = {a.flag_span for a in launch.args if a.field == "config" and a.problem is ArgProblem.MISSING_VALUE}
         for hint in launch.site.hints:
-            if hint.kind != "config-error" or hint.span is None or hint.span in valueless:
+            if hint.kind is not HintKind.CONFIG_ERROR or hint.span is None or hint.span in valueless:
                 continue
             yield self.diagnostic(
                 hint.span,

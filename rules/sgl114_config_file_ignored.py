@@ -26,12 +26,13 @@ python -m sglang.launch_server --config server.yaml
   0.5.3–0.5.23; `sglang_router/launch_server.py` calls `parse_args` directly.
 """
 
+from sgllint.model.kinds import HintKind
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 
 _WHY = {
-    "config-equals-ignored": "'--config=FILE' is not merged: SGLang only looks for the separate word --config",
-    "config-abbrev-ignored": "an abbreviated --config is not merged: SGLang only looks for the exact word --config",
-    "config-ignored": "this launcher does not read --config files",
+    HintKind.CONFIG_EQUALS_IGNORED: "'--config=FILE' is not merged: SGLang only looks for the separate word --config",
+    HintKind.CONFIG_ABBREV_IGNORED: "an abbreviated --config is not merged: SGLang only looks for the exact word --config",
+    HintKind.CONFIG_IGNORED: "this launcher does not read --config files",
 }
 
 
@@ -56,6 +57,6 @@ class ConfigFileIgnored(Rule):
             yield self.diagnostic(
                 hint.span,
                 f"{why}; none of the file's settings reach the server",
-                help="write --config FILE as two words" if hint.kind != "config-ignored" else "pass the settings as flags",
+                help="write --config FILE as two words" if hint.kind is not HintKind.CONFIG_IGNORED else "pass the settings as flags",
                 launch=launch,
             )

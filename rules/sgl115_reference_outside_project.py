@@ -46,8 +46,8 @@ python -m sglang.launch_server --config deploy/server.yaml
 
 import os
 
+from sgllint.model.kinds import HintKind
 from sgllint.model.rule import INFO, Invalid, Rule, Valid
-from sgllint.resolve.project import OUTSIDE_PROJECT
 
 
 class ReferenceOutsideProject(Rule):
@@ -88,7 +88,7 @@ class ReferenceOutsideProject(Rule):
     ]
 
     def check(self, launch):
-        hints = [h for h in launch.site.hints if h.kind == OUTSIDE_PROJECT]
+        hints = [h for h in launch.site.hints if h.kind is HintKind.OUTSIDE_PROJECT]
         for hint in hints:
             yield self.diagnostic(
                 hint.span,

@@ -1,3 +1,4 @@
+import gc
 import os
 import sys
 
@@ -11,4 +12,8 @@ sys.path[:] = [p for p in sys.path if not isinstance(p, str) or os.path.realpath
 
 from sgllint.hosts.cli import main  # noqa: E402
 
-sys.exit(main())
+code = main()
+# the process ends here: the interpreter's last collection would scan every
+# object left (a large run's results) for nothing
+gc.freeze()
+sys.exit(code)

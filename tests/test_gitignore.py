@@ -237,22 +237,71 @@ def test_tracked_files_are_listed_even_when_ignored(tmp_path, variant):
     assert "ignored/t.sh" in git_files(root) and "ignored/u.sh" not in git_files(root)
 
 
+WHEEL_VERSION = "0.5.23"
+
+
+def _wheel_file() -> Path:
+    """The sglang 0.5.23 wheel: in SGLLINT_WHEEL_CACHE, or downloaded once
+    (``pip download --no-deps``, 39 MB) into the user's cache, so CI checks
+    the real tree too; skipped only when neither works (no network)."""
+    import subprocess
+    import sys
+
+    dirs = [Path(os.environ["SGLLINT_WHEEL_CACHE"])] if os.environ.get("SGLLINT_WHEEL_CACHE") else []
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sgllint-tests"
+    dirs.append(cache)
+    for d in dirs:
+        found = sorted(d.glob(f"sglang-{WHEEL_VERSION}-*.whl"))
+        if found:
+            return found[0]
+    cache.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                        "--python-version", "3.11", "--platform", "manylinux_2_34_x86_64",
+                        f"sglang=={WHEEL_VERSION}", "-d", str(cache)], capture_output=True, text=True, timeout=600)
+    found = sorted(cache.glob(f"sglang-{WHEEL_VERSION}-*.whl"))
+    if r.returncode != 0 or not found:
+        pytest.skip(f"sglang {WHEEL_VERSION} wheel not available: {r.stderr.strip()[-300:]}")
+    return found[0]
+
+
+def _wheel_tree() -> list[tuple[str, list[tuple[str, str]]]]:
+    """``(directory, [(file name, text)])`` of the unpacked wheel, from
+    SGLLINT_WHEEL_TREE / the unpacked cache when there, else from the wheel's
+    own listing (text only for .gitignore files; names are what matter)."""
+    import zipfile
+
+    tree: dict[str, list[tuple[str, str]]] = {}
+    if WHEEL_TREE.is_dir():
+        for dirpath, _dirnames, filenames in os.walk(WHEEL_TREE):
+            rel = os.path.relpath(dirpath, WHEEL_TREE)
+            rel = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+            tree[rel] = [(n, (Path(dirpath) / n).read_text() if n == ".gitignore" else "") for n in filenames]
+        return sorted(tree.items())
+    with zipfile.ZipFile(_wheel_file()) as wheel:
+        for info in wheel.infolist():
+            if info.is_dir():
+                continue
+            rel, _, name = info.filename.rpartition("/")
+            rel = rel + "/" if rel else ""
+            parts = rel.split("/")[:-1]
+            for k in range(len(parts) + 1):  # every ancestor is a directory of the tree
+                tree.setdefault("".join(p + "/" for p in parts[:k]), [])
+            text = wheel.read(info).decode("utf-8", "replace") if name == ".gitignore" else ""
+            tree[rel].append((name, text))
+    return sorted(tree.items())
+
+
 def test_the_sglang_wheel_tree_matches_git(tmp_path):
     """The unpacked SGLang wheel (its file names; contents do not matter),
     with the wheel's own .gitignore, generated ones in real directories
     and some tracked files."""
-    if not WHEEL_TREE.is_dir():
-        pytest.skip(f"{WHEEL_TREE} is not here (set SGLLINT_WHEEL_TREE to an unpacked sglang wheel)")
     root = tmp_path / "wheel"
     rng = random.Random(23)
     files, dirs = [], []
-    for dirpath, dirnames, filenames in os.walk(WHEEL_TREE):
-        rel = os.path.relpath(dirpath, WHEEL_TREE)
-        rel = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+    for rel, names in _wheel_tree():
         (root / rel).mkdir(parents=True, exist_ok=True)
         dirs.append(rel)
-        for name in filenames:
-            text = (Path(dirpath) / name).read_text() if name == ".gitignore" else ""
+        for name, text in names:
             (root / rel / name).write_text(text)
             files.append(rel + name)
     names = sorted({n for f in files for n in f.split("/")})

@@ -121,6 +121,31 @@ def test_launches_do_not_rescan_the_files_comments(monkeypatch):
     assert len(searched) <= comments + 1  # before: (comments + 1) x launches x 2
 
 
+
+def test_python_launches_do_not_rescan_the_file_for_image_pins(monkeypatch):
+    """Each launch of a Python file asks which SGLang image the file builds
+    (``.from_registry(...)``, ``.pip_install("sglang==...")``): the text is
+    scanned once per file, not once per launch (which made 1 MB of ordinary
+    Python take 10 s; counted, not timed). The pin still decides the release."""
+    from sgllint.engine import pipeline as engine
+
+    scanned = []
+    pattern = context._PIP_CALL_RE
+
+    class Counting:
+        def finditer(self, text, *args):
+            scanned.append(len(text))
+            return pattern.finditer(text, *args)
+
+    monkeypatch.setattr(context, "_PIP_CALL_RE", Counting())
+    launches = 40
+    text = 'import modal, subprocess\nimage = modal.Image.debian_slim().pip_install("sglang==0.5.4")\n' + "".join(
+        f'def serve{i}():\n    subprocess.run("{L}--tp 2".split())\n' for i in range(launches))
+    result = engine.lint_source("app.py", text, engine.Options(use_environment=False))
+    assert len(result.launches) == launches
+    assert {launch.context.version.value for launch in result.launches} == {"0.5.4"}
+    assert len(scanned) == 1  # before: once per launch
+
 # ---------------------------------------------------------------------------
 # The linear patterns find what the plain ones found
 # ---------------------------------------------------------------------------

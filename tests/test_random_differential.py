@@ -92,6 +92,27 @@ def test_fixtures_name_no_machine_paths():
             assert root not in text, (rel, root)
 
 
+#: releases whose evaluation is fast enough to replay on every run (the
+#: others, 0.5.19+, cost ~2.5 s per launch until the evaluator is sped up)
+QUICK_RELEASES = ("0.4.10", "0.5.4", "0.5.10", pytest.param("0.5.15", marks=pytest.mark.xfail(
+    strict=True, reason="known: case #324 is a false error (SGLang's registered post-process "
+    "arg_groups/overrides.py:1569 snaps --page-size 48 to 64 for trtllm_mha, the evaluator keeps 48 and "
+    "fails server_args.py:6611), and the missed checks at server_args.py:4266 have no stated cause yet")))
+QUICK_CASES = 400
+
+
+@pytest.mark.skipif(EVALUATOR_MISSING is not None, reason=EVALUATOR_MISSING or "")
+@pytest.mark.parametrize("release", QUICK_RELEASES)
+def test_no_false_error_on_the_first_recorded_launches(release):
+    """Whether or not the evaluator is LINT_READY: never an error where SGLang
+    accepted, and every disagreement class has a stated cause."""
+    table, _ = ra.compare([release], limit=QUICK_CASES)
+    row = table[release]
+    assert row["counts"]["false error"] == 0, ra.compare([release], limit=QUICK_CASES, show={"false error"})
+    unexplained = {k: n for k, n in row["classes"].items() if k[2] == "UNEXPLAINED"}
+    assert not unexplained, unexplained
+
+
 @needs_evaluator
 def test_sgllint_agrees_with_sglang():
     table, problems = ra.compare()

@@ -270,3 +270,55 @@ def test_recorded_launches_of_a_release():
     rejected = sum(counts[k] for k in ("agree: same site", "other site", "possible only", "missed"))
     assert counts["false error"] == 0
     assert rejected > 50 and counts["agree: same site"] / rejected >= 0.9, counts
+
+
+_REAL_RELEASE_PROBE = '''
+import gzip, json, sys
+from pathlib import Path
+
+opened = []
+_open = gzip.open
+def _recording_open(path, *a, **k):
+    opened.append(Path(path).name)
+    return _open(path, *a, **k)
+gzip.open = _recording_open
+
+from sgllint.semantics.validation import LaunchFacts, GpuFacts, evaluate
+from sgllint.semantics.validation import evaluator
+import sgllint.catalog.validation as V
+
+imported_data_before = [n for n in opened if n.startswith(("sglang-", "units-"))]
+model = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+         "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+         "vocab_size": 128256, "max_position_embeddings": 8192, "torch_dtype": "bfloat16"}
+v = evaluate(LaunchFacts("0.5.23", {"model_path": "/models/llama", "tp_size": 3}, model_config=model,
+                         gpu=GpuFacts(vendor="nvidia", sm=90, name="NVIDIA H100 80GB HBM3", count=8)))
+print(json.dumps({
+    "before": imported_data_before,
+    "read": sorted(set(n for n in opened if n.startswith(("sglang-", "units-")))),
+    "programs": sorted(evaluator._PROGRAMS),
+    "heavy": sorted(m for m in sys.modules if m.split(".")[0] in ("sglang", "torch", "transformers")),
+    "newest_shard": list(V.unit_shards())[-1],
+    "verdict": bool(v.rejection) or bool(v.possible) or v.degraded is None,
+}))
+'''
+
+
+def test_a_real_release_loads_lazily_and_imports_neither_sglang_nor_torch():
+    """On a release's checked-in data, in a fresh interpreter: importing the
+    evaluator reads no data; evaluating one 0.5.23 launch reads that release's
+    manifest and the one units shard it needs (the newest release's units
+    all live in its own shard), compiles that release only, and loads no
+    sglang, torch or transformers module."""
+    import json
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-c", _REAL_RELEASE_PROBE], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["before"] == []
+    assert got["newest_shard"] == "0.5.23"
+    assert got["read"] == ["sglang-0.5.23.json.gz", "units-0.5.23.jsonl.gz"]
+    assert got["programs"] == ["0.5.23"]
+    assert got["heavy"] == []
+    assert got["verdict"]

@@ -26,6 +26,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
+from sgllint.model.unknown import Unknown, has_unknown, known
+
 from ._gen_eval import (
     BoundMethod,
     Builtin,
@@ -35,11 +37,8 @@ from ._gen_eval import (
     LazyImport,
     ModuleRef,
     Project,
-    Unknown,
     _Env,
     _Return,
-    has_unknown,
-    is_unknown,
 )
 from ._gen_argparse_objects import ExternalRef, GroupObj, Instance, ParserObj, Stage
 from ._gen_extract import ACTION_KINDS, SUPPRESS, jsonable, _choices_json
@@ -135,10 +134,10 @@ class _Recorder(Project):
         if isinstance(it, _ActionsView):
             self._choice_extension(stmt, it.parser)
             return
-        if is_unknown(it):
+        if not known(it):
             return
         items = self._iterate(it)
-        if any(is_unknown(x) for x in items):
+        if any(not known(x) for x in items):
             return
         for item in items:
             self._assign(stmt.target, item, scope, None)
@@ -169,7 +168,7 @@ class _Recorder(Project):
     # --- calls -----------------------------------------------------------
     def _call(self, node: ast.Call, scope: _Env) -> Any:
         func = self._eval(node.func, scope)
-        if is_unknown(func) and isinstance(node.func, ast.Name) and node.func.id == "type":
+        if not known(func) and isinstance(node.func, ast.Name) and node.func.id == "type":
             func = Builtin("type")  # three-argument type(): see _builtin
         args: list = []
         # Arguments are evaluated one by one: an argument that cannot be
@@ -348,7 +347,7 @@ class _Recorder(Project):
                 base = self.evaluate(b, _Env(cls.module, {}))
                 if isinstance(base, ClassObj):
                     val = self._class_attr(base, attr, bind, depth + 1)
-                    if not is_unknown(val):
+                    if known(val):
                         return val
         return Unknown(f"{cls.name}.{attr}")
 
@@ -528,6 +527,8 @@ def type_name(value: Any, node: Optional[ast.expr]) -> Optional[str]:
 
 
 def _record_option(rec: _Recorder, owner: Any, args: list, kwargs: dict, node: ast.Call, scope: _Env) -> Any:
+    # long on purpose: one add_argument call replayed: argparse's keyword handling (action, nargs, const, default,
+    # choices, dest) in argparse's own order
     parser = owner.parser if isinstance(owner, GroupObj) else owner
     strings = list(args)
     if not strings or any(not isinstance(s, str) for s in strings):
@@ -572,7 +573,7 @@ def _record_option(rec: _Recorder, owner: Any, args: list, kwargs: dict, node: a
         "dest": dest,
         "action": kind,
         "type": typ,
-        "nargs": jsonable(nargs) if not is_unknown(nargs) else "unknown",
+        "nargs": jsonable(nargs) if known(nargs) else "unknown",
         "choices": choices,
         "choices_open": choices_open,
         "const": jsonable(const),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._gen_unknown import Unknown, has_unknown, is_unknown
+from sgllint.model.unknown import Unknown, has_unknown, known
 
 #: the builtins the evaluator applies (`apply_builtin`)
 BUILTINS = {
@@ -47,7 +47,7 @@ def to_set(items: list) -> Any:
 
 
 def apply_builtin(name: str, args: list, kwargs: dict) -> Any:
-    if any(is_unknown(a) for a in args):
+    if any(not known(a) for a in args):
         return Unknown(f"{name}(unknown)")
     if name in ("list", "tuple", "set", "frozenset", "sorted"):
         if not args:
@@ -107,7 +107,7 @@ def apply_method(obj: Any, name: str, args: list, kwargs: dict) -> Any:
     if name in _MUTATING:
         if name in ("extend", "update") and args and isinstance(args[0], dict) and isinstance(obj, list):
             args = [list(args[0])]
-        if name in ("extend", "append", "insert") and args and is_unknown(args[-1]):
+        if name in ("extend", "append", "insert") and args and not known(args[-1]):
             if isinstance(obj, list):
                 obj.append(Unknown(f"{name}(unknown)"))
             return None

@@ -44,7 +44,9 @@ import ast
 import re
 from typing import Any, Optional
 
-from ._gen_eval import Module, Project, _Env, is_unknown
+from sgllint.model.unknown import known
+
+from ._gen_eval import Module, Project, _Env
 
 _ARCH_RE = re.compile(r"^[A-Z][A-Za-z0-9_]*(?:For[A-Z][A-Za-z0-9_]*|Model)$")
 _CONST_RE = re.compile(r"^[A-Z][A-Z0-9_]+$")
@@ -205,6 +207,7 @@ def _locate(project: Project, sa: Module) -> Optional[tuple[Module, ast.Function
 
 
 def deterministic_facts(project: Project, sa: Module, lists: dict[str, list]) -> Optional[dict]:
+    # long on purpose: reads SGLang's deterministic-inference block top to bottom, one fact per step in SGLang's order
     found = _locate(project, sa)
     if found is None:
         return None
@@ -355,7 +358,7 @@ def mla_architectures(project: Project) -> Optional[list[str]]:
                     found.append(n.value)
             elif isinstance(n, ast.Name) and _CONST_RE.match(n.id):
                 val = m.get(n.id)
-                if isinstance(val, (list, tuple, set, frozenset)) and not is_unknown(val):
+                if isinstance(val, (list, tuple, set, frozenset)) and known(val):
                     for x in sorted(val) if isinstance(val, (set, frozenset)) else val:
                         if isinstance(x, str) and _ARCH_RE.match(x) and x not in found:
                             found.append(x)

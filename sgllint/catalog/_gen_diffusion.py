@@ -46,7 +46,9 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ._gen_argparse import ParserObj, _Recorder, find_function
-from ._gen_eval import ClassObj, FuncObj, Unknown, _Env, has_unknown, is_unknown
+from sgllint.model.unknown import has_unknown
+
+from ._gen_eval import ClassObj, FuncObj, _Env
 from ._gen_extract import GenerationError
 from ._gen_source import Source, base_version
 from ._gen_wrappers import _Collector, load_help_table, parser_lines, prune_help_table
@@ -654,4 +656,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["build", "generate_many", "has_multimodal_gen", "main", "Unknown", "is_unknown"]
+__all__ = ["build", "generate_many", "has_multimodal_gen", "main"]

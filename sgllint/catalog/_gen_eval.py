@@ -14,9 +14,10 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
+from sgllint.model.unknown import Unknown, has_unknown, known
+
 from ._gen_builtins import BUILTINS, apply_builtin, apply_method, hashable, sort_key, to_set
 from ._gen_source import Source
-from ._gen_unknown import Unknown, has_unknown, is_unknown
 
 
 class ModuleRef:
@@ -205,7 +206,7 @@ class Module:
                     if other is not None and other is not self and not name.startswith("_"):
                         if name in other.env_names() or other.star_imports:
                             val = other.get(name)
-                            if not is_unknown(val):
+                            if known(val):
                                 return val
             finally:
                 guard.discard(self.name)
@@ -309,7 +310,7 @@ class Project:
             self.exec_block(stmt.finalbody, scope, module_level)
         elif isinstance(stmt, ast.If):
             test = self.evaluate(stmt.test, scope)
-            if is_unknown(test):
+            if not known(test):
                 # Run-time condition (environment, platform): the default
                 # installation takes neither branch for granted.
                 return
@@ -357,6 +358,7 @@ class Project:
             return Unknown(f"{type(exc).__name__}: {exc}")
 
     def _eval(self, node: ast.expr, scope: _Env) -> Any:
+        # long on purpose: one dispatch over every ast expression type the generator evaluates: a table of small cases
         ev = self._eval
         if isinstance(node, ast.Constant):
             return node.value
@@ -404,7 +406,7 @@ class Project:
                 key = ev(k, scope)
                 if isinstance(key, EnumMember):
                     key = key.value if not has_unknown(key.value) else key.name
-                if is_unknown(key) or not hashable(key):
+                if not known(key) or not hashable(key):
                     continue
                 out[key] = self.evaluate(v, scope)
             return out
@@ -419,7 +421,7 @@ class Project:
             return self._binop(node.op, ev(node.left, scope), ev(node.right, scope))
         if isinstance(node, ast.UnaryOp):
             val = ev(node.operand, scope)
-            if is_unknown(val):
+            if not known(val):
                 return val
             if isinstance(node.op, ast.Not):
                 return not val
@@ -430,7 +432,7 @@ class Project:
             return Unknown("unary")
         if isinstance(node, ast.BoolOp):
             vals = [ev(v, scope) for v in node.values]
-            if any(is_unknown(v) for v in vals):
+            if any(not known(v) for v in vals):
                 return Unknown("boolop")
             if isinstance(node.op, ast.And):
                 res = True
@@ -449,7 +451,7 @@ class Project:
             left = ev(node.left, scope)
             for op, comp in zip(node.ops, node.comparators):
                 right = ev(comp, scope)
-                if is_unknown(left) or is_unknown(right):
+                if not known(left) or not known(right):
                     return Unknown("compare")
                 if isinstance(op, ast.Is):
                     ok = left is right
@@ -471,13 +473,13 @@ class Project:
             return True
         if isinstance(node, ast.IfExp):
             test = ev(node.test, scope)
-            if is_unknown(test):
+            if not known(test):
                 return Unknown("ifexp")
             return ev(node.body if test else node.orelse, scope)
         if isinstance(node, ast.Subscript):
             base = ev(node.value, scope)
             idx = ev(node.slice, scope)
-            if is_unknown(base) or is_unknown(idx):
+            if not known(base) or not known(idx):
                 return Unknown("subscript")
             return base[idx]
         if isinstance(node, ast.Slice):
@@ -491,7 +493,7 @@ class Project:
             return Unknown("comprehension")
         gen = node.generators[0]
         it = self._eval(gen.iter, scope)
-        if is_unknown(it):
+        if not known(it):
             return it
         out = []
         for item in self._iterate(it):
@@ -500,7 +502,7 @@ class Project:
             keep = True
             for cond in gen.ifs:
                 c = self._eval(cond, local)
-                if is_unknown(c):
+                if not known(c):
                     return Unknown("comprehension filter")
                 keep = keep and bool(c)
             if keep:
@@ -556,7 +558,7 @@ class Project:
         return Unknown(f"call {ast.unparse(node.func)}")
 
     def _binop(self, op: ast.operator, left: Any, right: Any) -> Any:
-        if is_unknown(left) or is_unknown(right):
+        if not known(left) or not known(right):
             return Unknown("binop")
         if isinstance(op, ast.Add):
             if isinstance(left, list) and isinstance(right, tuple):

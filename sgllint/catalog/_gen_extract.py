@@ -17,6 +17,8 @@ import ast
 import re
 from typing import Any, Optional
 
+from sgllint.model.unknown import Unknown, has_unknown, known
+
 from ._gen_eval import (
     BoundMethod,
     Builtin,
@@ -27,10 +29,7 @@ from ._gen_eval import (
     Module,
     ModuleRef,
     Project,
-    Unknown,
     _Env,
-    has_unknown,
-    is_unknown,
 )
 from ._gen_deterministic import deterministic_facts, mla_architectures
 from ._gen_fields import _MISSING, FieldDecl, TypeView, annotation_name, collect_fields, find_class, method_node
@@ -106,18 +105,18 @@ def _choices_json(v: Any) -> tuple[Optional[list], bool]:
     """(known choices, open?) for an evaluated ``choices=`` value."""
     if v is None:
         return None, False
-    if is_unknown(v):
+    if not known(v):
         return [], True
     if isinstance(v, ClassObj) and v.is_enum:
         v = v.members()
     if isinstance(v, dict):
         v = list(v)
     if isinstance(v, (set, frozenset)):
-        items = sorted((x for x in v if not is_unknown(x)), key=lambda x: (type(x).__name__, str(x)))
+        items = sorted((x for x in v if known(x)), key=lambda x: (type(x).__name__, str(x)))
         return [jsonable(x) for x in items], has_unknown(v)
     if isinstance(v, (list, tuple)):
-        known = [jsonable(x) for x in v if not has_unknown(x)]
-        return known, any(has_unknown(x) for x in v)
+        folded = [jsonable(x) for x in v if not has_unknown(x)]
+        return folded, any(has_unknown(x) for x in v)
     return [], True
 
 
@@ -251,7 +250,7 @@ class ParserBuilder:
                 self.project.evaluate(call, scope)
             elif isinstance(stmt, ast.If):
                 test = self.project.evaluate(stmt.test, scope)
-                if is_unknown(test):
+                if not known(test):
                     continue  # environment-dependent: default environment
                 self.exec_body(stmt.body if test else stmt.orelse, scope)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.ImportFrom, ast.Import)):
@@ -364,6 +363,8 @@ class ParserBuilder:
         return None
 
     def field_to_option(self, f: FieldDecl) -> None:
+        # long on purpose: one ServerArgs field to its option: the metadata keys in the order SGLang's add_cli_args
+        # reads them
         meta = self.arg_meta(f)
         if meta is not None and meta.get("no_cli") is True:
             self.no_cli.add(f.name)
@@ -581,7 +582,7 @@ def collect_lists(project: Project, sa: Module, mods: list[Module]) -> dict[str,
             if not (name.endswith("_CHOICES") or name in _LIST_EXTRA):
                 continue
             val = m.get(name)
-            lst = _string_list([x for x in val if not is_unknown(x)] if isinstance(val, list) else val)
+            lst = _string_list([x for x in val if known(x)] if isinstance(val, list) else val)
             if lst is not None:
                 out.setdefault(name, lst)
     # Module-level string lists that validation code compares against.

@@ -8,7 +8,9 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
-from ._gen_eval import ClassObj, Module, Project, Unknown, _Env, has_unknown, is_unknown
+from sgllint.model.unknown import Unknown, has_unknown, known
+
+from ._gen_eval import ClassObj, Module, Project, _Env
 from ._gen_source import GenerationError
 
 #: a field (or an ``add_argument`` keyword) with no value given
@@ -120,7 +122,7 @@ class TypeView:
         h = inner.head
         if h == "Literal":
             vals = inner.literal_values() or []
-            return type(vals[0]).__name__ if vals and not is_unknown(vals[0]) else "str"
+            return type(vals[0]).__name__ if vals and known(vals[0]) else "str"
         if h in ("List", "list", "Tuple", "tuple", "Set", "set", "Dict", "dict"):
             base = h.lower()
             if isinstance(inner.node, ast.Subscript) and base in ("list", "set"):
@@ -222,9 +224,9 @@ def collect_fields(project: Project, sa: Module) -> tuple[str, list[FieldDecl]]:
         order = order_mod.get("POSITIONAL_FIELD_ORDER") if order_mod else ()
         if has_unknown(order):
             raise GenerationError("cannot read POSITIONAL_FIELD_ORDER")
-        known = [n for n in order if n in decls]
+        declared = [n for n in order if n in decls]
         rest = [n for n in decls if n not in set(order)]
-        ordered = {n: decls[n] for n in known + rest}
+        ordered = {n: decls[n] for n in declared + rest}
         for f in own:  # {**collected, **ServerArgs.__annotations__}
             ordered[f.name] = f
         return "msgspec", list(ordered.values())

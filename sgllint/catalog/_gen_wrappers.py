@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ._gen_argparse import ParserObj, Stage, _Recorder, record, run_main_block
-from ._gen_eval import _Env, has_unknown
+from ._gen_eval import _Env
 from ._gen_extract import GenerationError
 from ._gen_help import OMITTED_DEFAULTS, dump_help_table, help_id
 from ._gen_source import Source
@@ -399,4 +399,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["build", "generate_many", "is_wrapper_wheel", "main", "has_unknown"]
+__all__ = ["build", "generate_many", "is_wrapper_wheel", "main"]

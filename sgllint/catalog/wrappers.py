@@ -306,6 +306,7 @@ def _parse(table: list[_Spec], parser: Parser, words: list[str], known: bool, in
     # argparse classifies every word before it consumes any (``_parse_optional``
     # over all of them), so an ambiguous prefix anywhere is reported before a
     # bad value earlier in the line
+    # long on purpose: argparse's parse loop (classify every word, then consume) kept as one loop, as argparse has it
     for word in words:
         if word == "--":
             break

@@ -415,6 +415,8 @@ def _unchecked(selectors, key: str, where: str) -> None:
 
 
 def parse_table(table: dict, path: Optional[Path]) -> Config:
+    # long on purpose: one [tool.sgllint] table: each key's check in the documentation's order, a flat list of small
+    # checks
     where = str(path) if path else "configuration"
     validate = _unchecked if table.get("rule-dirs") else validate_selectors
     unknown = [k for k in table if k not in KEYS]

@@ -364,6 +364,8 @@ def _parallel(files, options, jobs: int, cache_dir: Optional[str], okey: str, in
     out-of-memory kill) costs only the file it was on: that file gets SGL999
     (`WorkerDied`), the files sent with it go to the other workers, and a
     new worker takes its place; the run goes on and exits 2."""
+    # long on purpose: the worker pool's life cycle (start, dispatch, collect in walk order, replace a dead worker)
+    # shares its state
     import multiprocessing  # only a run that starts workers pays for it
     from multiprocessing.connection import wait
 

@@ -93,6 +93,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     with a subcommand), only that subcommand's parser is built: the others
     would never be consulted, and building each (argparse looks up its
     translations) is a visible share of a one-file run."""
+    # long on purpose: the option table of the commands, one add_argument per option
     from sgllint.output import FORMATS
 
     parser = _Parser(

@@ -73,6 +73,8 @@ def facts_used(launch) -> dict:
     out["model_config"] = ev.provenance.get("model_config") or (
         f"not read (architecture {ctx.architecture.describe()}): model facts are Unknown" if ctx.architecture is not None
         else "not known: model facts are Unknown")
+    if ev.provenance.get("model_files"):
+        out["model_files"] = ev.provenance["model_files"]
     out["model_facts"] = model_fit.describe_model_facts(launch)
     out["gpu"] = ev.provenance.get("gpu") or "not pinned: GPU facts are Unknown"
     out["gpu_count"] = ev.provenance.get("gpu_count") or "not known"

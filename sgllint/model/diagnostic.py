@@ -64,5 +64,7 @@ class Diagnostic:
         return self.span.path
 
     def sort_key(self):
-        line, col = self.span.start_line_col()
-        return (self.span.path, line, col, self.code, self.message)
+        span = self.span  # every finding is sorted twice (per file, then the run): no property chains
+        source = span.source
+        line, col = source.line_col(span.start)
+        return (source.path, line, col, self.code, self.message)

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Union
 
-from sgllint.model.kinds import ArgProblem, Origin, Resolution
+from sgllint.model.kinds import ArgProblem, HintKind, LaunchForm, Origin, Resolution
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -230,9 +230,12 @@ class ContextHint:
     container image tag, a GPU node selector, a pragma. The context layer
     turns hints into the launch's context."""
 
-    kind: str  # "sglang-image", "gpu-product", "gpu-count", ...
+    kind: HintKind
     value: Value
     span: Optional[Span] = None
+
+    def __post_init__(self) -> None:
+        self.kind = HintKind(self.kind)  # a misspelt kind fails here, not in a silent comparison
 
 
 @dataclass
@@ -256,7 +259,7 @@ class LaunchSite:
     span: Span
     entry: str  # "python -m sglang.launch_server", "sglang serve", "Engine(...)"
     entry_span: Span
-    form: str  # "argv" or "kwargs"
+    form: LaunchForm
     tokens: list[Token] = field(default_factory=list)
     kwargs: list[Kwarg] = field(default_factory=list)
     env: list[EnvVar] = field(default_factory=list)
@@ -265,6 +268,9 @@ class LaunchSite:
     severed: Optional[Severed] = None
     # where the words of the launch come from (a ``--config`` file's own site: that file)
     origin: Origin = Origin.CLI
+
+    def __post_init__(self) -> None:
+        self.form = LaunchForm(self.form)  # a misspelt form fails here, not in a silent comparison
 
 
 @dataclass
@@ -349,16 +355,19 @@ class Launch:
     def occurrences(self, field_name: str) -> list[Arg]:
         return [a for a in self.args if a.field == field_name]
 
+    #: (args list, its length, field -> last arg): see `last`
+    _last_index = None
+
     def last(self, field_name: str) -> Optional[Arg]:
         """The occurrence that wins (argparse and keyword semantics: last)."""
-        # every rule asks this of every launch: index the args once (again
-        # only if the list is replaced or grows), not one scan per question
-        key = (id(self.args), len(self.args))
-        cached = self.__dict__.get("_last_by_field")
-        if cached is None or cached[0] != key:
-            cached = (key, {a.field: a for a in self.args})
-            self.__dict__["_last_by_field"] = cached
-        return cached[1].get(field_name)
+        # every rule asks this of every launch (a hundred times a launch):
+        # index the args once (again only if the list is replaced or grows),
+        # and check the index with no allocation
+        args = self.args
+        index = self._last_index
+        if index is None or index[0] is not args or index[1] != len(args):
+            index = self._last_index = (args, len(args), {a.field: a for a in args})
+        return index[2].get(field_name)
 
     def value(self, field_name: str, default: Any = None) -> Any:
         arg = self.last(field_name)

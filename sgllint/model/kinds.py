@@ -1,6 +1,6 @@
-"""The closed vocabularies of the launch model: how an argument was resolved,
-what is wrong with it, where its words come from, and where a context fact
-was learned.
+"""The closed vocabularies of the launch model: how a launch is written,
+how an argument was resolved, what is wrong with it, where its words come
+from, what a context hint says and where a context fact was learned.
 
 Each is a `str`-valued enum: a member equals, prints and serialises as its
 value, so JSON and text output read exactly as before the enums existed,
@@ -21,6 +21,51 @@ class _Word(str, Enum):
 
     def __format__(self, spec: str) -> str:
         return self.value.__format__(spec)
+
+
+class LaunchForm(_Word):
+    """How a launch site passes its arguments (`LaunchSite.form`)."""
+
+    ARGV = "argv"  # words of a command line: tokens
+    KWARGS = "kwargs"  # keyword arguments of a Python call or a mapping's keys
+
+
+class HintKind(_Word):
+    """What a `ContextHint` says about a launch's surroundings."""
+
+    # the release and the GPU
+    SGLANG_IMAGE = "sglang-image"  # an SGLang container image the launch runs in
+    SGLANG_IMAGE_VALUES = "sglang-image-values"  # a Helm chart's image values, as written
+    PATCHED_SGLANG = "patched-sglang"  # the file patches the installed SGLang
+    GPU_PRODUCT = "gpu-product"  # a GPU product name (a node selector, --gpus)
+    GPU_COUNT = "gpu-count"  # how many GPUs the launch sees
+    # an SGLang --config file (`sgllint.resolve.sglang_config`)
+    CONFIG_FILE = "config-file"  # merged
+    CONFIG_MISSING = "config-missing"  # not found, or too large to read
+    CONFIG_ERROR = "config-error"  # SGLang refuses the file or the argv
+    CONFIG_IGNORED = "config-ignored"  # a launcher without the merger
+    CONFIG_EQUALS_IGNORED = "config-equals-ignored"  # ``--config=x``
+    CONFIG_ABBREV_IGNORED = "config-abbrev-ignored"  # ``--conf x``
+    CONFIG_UNSUPPORTED_OPTION = "config-unsupported-option"  # a key the merger refuses
+    OUTSIDE_PROJECT = "reference-outside-project"  # a reference left unread: it leads outside the project
+    # how the launch is written
+    LAUNCH_SERVER_CMD_QUOTE = "launch-server-cmd-quote"  # a quoted word in launch_server_cmd(...)
+    BRANCH_PATH = "branch-path"  # made on one path of its call (one call's paths are alternatives)
+    # the deployment around the launch (Kubernetes, Compose, docker run)
+    DEPLOY_RUNTIME = "deploy-runtime"
+    DEPLOY_LABELS = "deploy-labels"
+    DEPLOY_SHM = "deploy-shm"
+    DEPLOY_VOLUME = "deploy-volume"
+    DEPLOY_MOUNT = "deploy-mount"
+    DEPLOY_PROBE = "deploy-probe"
+    DEPLOY_PORT = "deploy-port"
+    DEPLOY_POD_PORTS = "deploy-pod-ports"
+    DEPLOY_SERVICE = "deploy-service"
+
+    @property
+    def describes_deployment(self) -> bool:
+        """A fact of the deployment around the launch (`sgllint.semantics.deployment`)."""
+        return self.value.startswith("deploy-")
 
 
 class Resolution(_Word):

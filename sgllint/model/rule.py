@@ -18,6 +18,7 @@ three installs and a user's rules load the same way.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import sys
@@ -194,7 +195,7 @@ class Rule:
 
     @classmethod
     def url(cls) -> str:
-        return DOCS_URL.format(code=cls.code.lower())
+        return _docs_url(cls.code)  # every finding carries it: formatted once per code
 
     # -- checking --------------------------------------------------------
 
@@ -233,6 +234,11 @@ class Rule:
             url=self.url(),
             launch_span=launch.span if launch is not None else None,
         )
+
+
+@functools.lru_cache(maxsize=None)
+def _docs_url(code: str) -> str:
+    return DOCS_URL.format(code=code.lower())
 
 
 # ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Optional
 from sgllint.catalog import Catalog, Option, version_key
 from sgllint.catalog.types import convert
 from sgllint.model.facts import Arg, LaunchSite, Span, Token, Unresolved, is_known
-from sgllint.model.kinds import ArgProblem, Origin, Resolution
+from sgllint.model.kinds import ArgProblem, LaunchForm, Origin, Resolution
 
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
@@ -132,12 +132,14 @@ def _preprocess_serve(site: LaunchSite, catalog: Catalog) -> list[Token]:
 
 
 def resolve(site: LaunchSite, catalog: Catalog) -> list[Arg]:
-    if site.form == "kwargs":
+    if site.form is LaunchForm.KWARGS:
         return resolve_kwargs(site, catalog)
     return resolve_argv(site, catalog)
 
 
 def resolve_argv(site: LaunchSite, catalog: Catalog) -> list[Arg]:
+    # long on purpose: SGLang's argparse semantics over one argv in a single pass (abbreviations, nargs, flags, =
+    # forms), as argparse does it
     tokens = site.tokens
     positional_model: Optional[Token] = None
     if site.entry == "sglang serve":

@@ -21,9 +21,9 @@ from typing import Optional
 
 from sgllint import catalog as catalogs
 from sgllint.model.facts import ContextHint, FileFacts, LaunchSite, Span
-from sgllint.model.kinds import Provenance
+from sgllint.model.kinds import HintKind, Provenance
 from sgllint.model.numbers import small_int
-from sgllint.resolve.project import MARKERS, OUTSIDE_PROJECT, Scope, on_forget, scope_for
+from sgllint.resolve.project import MARKERS, Scope, on_forget, scope_for
 from sgllint.resolve.safe_read import NotRead, NotReadReason, read_regular_file
 
 PRAGMA_RE = re.compile(r"sgllint:\s*([a-z-]+)\s*=\s*([^\s,;\]]+)")
@@ -74,7 +74,7 @@ class LaunchContext:
     skip_model_checks: bool = False  # instance:// and dummy models, as SGLang
     scope: Optional[Scope] = None  # where its references may be read (`sgllint.resolve.project`)
     # references left unread because they lead outside the project
-    # (`OUTSIDE_PROJECT` hints, at the reference)
+    # (`HintKind.OUTSIDE_PROJECT` hints, at the reference)
     outside: list = field(default_factory=list)
     #: which parser judges the launch's args: "sglang" (SGLang's server),
     #: "diffusion" (SGLang's multimodal_gen server), "router" (a router
@@ -356,9 +356,23 @@ _REGISTRY_CALL_RE = re.compile(r"\.from_(?:registry|dockerhub|aws_ecr|gcp_artifa
 _PIP_CALL_RE = re.compile(r"\.(?:uv_)?pip_install\(([^()]{0,2000})\)")
 
 
+_image_pins_memo: tuple = (None, [])
+
+
 def _python_image_pins(facts: FileFacts) -> list[tuple[str, Provenance, Optional[Span], str]]:
     """The SGLang release a Python file's container image runs: an SGLang
-    image it is built from, else an ``sglang==X`` it installs."""
+    image it is built from, else an ``sglang==X`` it installs. Found once
+    per file: every launch asks, and a scan of the file per launch made a
+    file of many launches quadratic (1 MB of ordinary Python: 10 s)."""
+    global _image_pins_memo
+    owner, found = _image_pins_memo
+    if owner is not facts:
+        found = _scan_image_pins(facts)
+        _image_pins_memo = (facts, found)
+    return list(found)
+
+
+def _scan_image_pins(facts: FileFacts) -> list[tuple[str, Provenance, Optional[Span], str]]:
     text = facts.source.text
     found = []
     for m in _REGISTRY_CALL_RE.finditer(text):
@@ -443,14 +457,14 @@ def resolve_version(
     if config_version:
         candidates.append((config_version, Provenance.CONFIG, None, "sglang-version"))
     for hint in site.hints:
-        if hint.kind == "sglang-image" and isinstance(hint.value, str):
+        if hint.kind is HintKind.SGLANG_IMAGE and isinstance(hint.value, str):
             v = image_version(hint.value)
             if v:
                 candidates.append((v, Provenance.IMAGE_TAG, hint.span, hint.value))
     if facts.format == "python":
         candidates += _python_image_pins(facts)
     for hint in site.hints:
-        if hint.kind == "sglang-image-values" and isinstance(hint.value, str):
+        if hint.kind is HintKind.SGLANG_IMAGE_VALUES and isinstance(hint.value, str):
             rendered = _render_values(hint.value, Path(facts.source.path), scope or scope_for(facts.source.path))
             v = image_version(rendered[0]) if rendered else None
             if v:
@@ -508,8 +522,10 @@ def resolve_model(
     """The model and its architecture. A local model directory is read only
     inside ``scope`` (default: the file's project) and the Hugging Face cache
     only where the user allowed it; a model directory outside that leaves the
-    architecture unknown gets an `OUTSIDE_PROJECT` hint in ``ctx.outside``
+    architecture unknown gets a `HintKind.OUTSIDE_PROJECT` hint in ``ctx.outside``
     (for `--show-context`; rule SGL115 reports relative ones)."""
+    # long on purpose: the model's sources in precedence order (pragma, local directory, Hugging Face cache,
+    # registry), a few lines each
     from sgllint.model.facts import is_known
     from sgllint.resolve import modelinfo
 
@@ -568,7 +584,7 @@ def resolve_model(
         # only now does the unread config.json leave something unknown; an
         # absolute path (/models/x) names the serving machine's disk, a
         # relative one the tree's surroundings, which the user can allow
-        ctx.outside.append(ContextHint(OUTSIDE_PROJECT, model, model_arg.value_span))
+        ctx.outside.append(ContextHint(HintKind.OUTSIDE_PROJECT, model, model_arg.value_span))
 
 
 def _gpu_from_label(label: str):
@@ -592,7 +608,7 @@ def resolve_gpu(ctx: LaunchContext, site: LaunchSite, facts: FileFacts, cli_gpu:
     if config_gpu:
         named.append((config_gpu, Provenance.CONFIG, None))
     for hint in site.hints:
-        if hint.kind == "gpu-product" and isinstance(hint.value, str):
+        if hint.kind is HintKind.GPU_PRODUCT and isinstance(hint.value, str):
             named.append((hint.value, Provenance.MANIFEST, hint.span))
     for offset, text, m in _sbatch_comments(facts):
         if m.group(1):
@@ -610,7 +626,7 @@ def resolve_gpu(ctx: LaunchContext, site: LaunchSite, facts: FileFacts, cli_gpu:
             break
     if ctx.gpu is None:
         for hint in site.hints:
-            if hint.kind == "sglang-image" and isinstance(hint.value, str) and "rocm" in hint.value.lower():
+            if hint.kind is HintKind.SGLANG_IMAGE and isinstance(hint.value, str) and "rocm" in hint.value.lower():
                 ctx.gpu = Fact(hardware.Gpu("AMD GPU", "amd", None), Provenance.ROCM_IMAGE, hint.span, hint.value)
                 break
 
@@ -639,7 +655,7 @@ def resolve_gpu_count(ctx: LaunchContext, site: LaunchSite, facts: FileFacts) ->
     if ctx.gpu_count is not None:  # a count in a GPU label (`resolve_gpu`)
         grants.append(ctx.gpu_count)
     for hint in site.hints:
-        if hint.kind == "gpu-count" and isinstance(hint.value, int):
+        if hint.kind is HintKind.GPU_COUNT and isinstance(hint.value, int):
             grants.append(Fact(hint.value, Provenance.GPU_LIMIT, hint.span))
     for offset, text, m in _sbatch_comments(facts):
         count = small_int(m.group(2))

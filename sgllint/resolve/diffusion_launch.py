@@ -31,7 +31,7 @@ from sgllint.resolve.project import read_regular
 from sgllint.resolve.argv import resolve
 from sgllint.model.launchers import GENERATE, SERVE
 from sgllint.model.facts import FileFacts, LaunchSite, Unresolved
-from sgllint.model.kinds import Resolution
+from sgllint.model.kinds import LaunchForm, Resolution
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def resolve_diffusion(ctx: LaunchContext, site: LaunchSite, facts: FileFacts) ->
     """The launch's args against the diffusion parser, or None when SGLang's
     LLM server takes it (``ctx`` then stays as it is, and the engine resolves
     the words as it does for any launch)."""
-    if site.entry not in (SERVE, GENERATE) or site.form != "argv":
+    if site.entry not in (SERVE, GENERATE) or site.form is not LaunchForm.ARGV:
         return None
     version = diffusion.release_for(ctx.catalog.version)
     if version is None:

@@ -22,7 +22,7 @@ from sgllint.resolve.argv import resolve
 from sgllint.model.launchers import ROUTER_LAUNCH_SERVER, WRAPPED_ENTRIES
 from sgllint.model.config_file import ConfigParser
 from sgllint.model.facts import FileFacts, LaunchSite
-from sgllint.model.kinds import Provenance
+from sgllint.model.kinds import HintKind, Provenance
 from sgllint.resolve import wrapped as w
 
 #: a YAML file that is an SGLang ``--config`` file, linted on its own
@@ -121,9 +121,9 @@ def drop_refused(site: LaunchSite, args: list) -> tuple[LaunchSite, list]:
     (SGL113): the key is not an argparse arg, and what the server would do
     with the rest is not known (the launch is opaque, as for any refused
     ``--config``)."""
-    refused = {h.span for h in site.hints if h.kind == "config-unsupported-option"}
+    refused = {h.span for h in site.hints if h.kind is HintKind.CONFIG_UNSUPPORTED_OPTION}
     if not refused:
         return site, args
-    keys = ", ".join(sorted({str(h.value) for h in site.hints if h.kind == "config-unsupported-option"}))
+    keys = ", ".join(sorted({str(h.value) for h in site.hints if h.kind is HintKind.CONFIG_UNSUPPORTED_OPTION}))
     site = replace(site, opaque=list(site.opaque) + [f"SGLang refuses the config keys {keys}"])
     return site, [a for a in args if a.flag_span not in refused]

@@ -77,6 +77,28 @@ def read_config_json(path: Path) -> Optional[dict]:
     return data if isinstance(data, dict) else None
 
 
+#: a model directory with more entries than this is not listed (not a checkpoint)
+MAX_MODEL_DIR_ENTRIES = 4096
+
+
+def model_dir_listing(config_path: Path) -> Optional[frozenset]:
+    """The entries of the model directory holding ``config_path`` (found by
+    `local_config`, so in scope): file names, subdirectories with a trailing
+    "/". Names only, nothing is opened. None when it cannot be told exactly:
+    unreadable, too many entries, or a symbolic link among them (what it
+    leads to is not looked at)."""
+    names = set()
+    try:
+        with os.scandir(config_path.parent) as entries:
+            for entry in entries:
+                if len(names) >= MAX_MODEL_DIR_ENTRIES or entry.is_symlink():
+                    return None
+                names.add(entry.name + "/" if entry.is_dir(follow_symlinks=False) else entry.name)
+    except OSError:
+        return None
+    return frozenset(names)
+
+
 def architecture_of(config: dict) -> Optional[str]:
     archs = config.get("architectures")
     if isinstance(archs, list) and archs and isinstance(archs[0], str):

@@ -35,9 +35,6 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-#: the `sgllint.model.facts.ContextHint` kind of a reference left unread because
-#: it leads outside the project (rule SGL115)
-OUTSIDE_PROJECT = "reference-outside-project"
 #: names whose presence makes a directory a project root
 MARKERS = (".git", ".sgllint.toml", "sgllint.toml")
 #: a pyproject.toml larger than this is not parsed to look for [tool.sgllint]
@@ -78,6 +75,7 @@ def forget() -> None:
     edited."""
     _root_from.cache_clear()
     _scope.cache_clear()
+    _located.cache_clear()
     for clear in _FORGETTERS:
         clear()
 
@@ -149,12 +147,19 @@ class Scope:
         need not exist. Nothing outside the scope is touched to find out."""
         if "\0" in reference:
             return None
-        start = os.path.realpath(base_dir) if not os.path.isabs(reference) else os.sep
-        return _resolve(start, reference, self._may_look_at)
+        return _located(self, reference, os.path.abspath(base_dir))
 
     def _may_look_at(self, path: str) -> bool:
         # the scope's directories, and their ancestors: the way to them
         return self.permits(path) or any(_inside(b, path) for b in self.boundaries)
+
+
+@functools.lru_cache(maxsize=4096)
+def _located(scope: Scope, reference: str, base_dir: str) -> Optional[str]:
+    # each launch of a file asks again (its model directory, its config):
+    # the answer is kept, like the roots, until `forget`
+    start = os.path.realpath(base_dir) if not os.path.isabs(reference) else os.sep
+    return _resolve(start, reference, scope._may_look_at)
 
 
 @functools.lru_cache(maxsize=256)

@@ -36,8 +36,8 @@ from typing import Any, Optional
 from sgllint.model.config_file import ConfigEntry, ConfigParser, config_token, dict_token, flag_token, item_tokens, value_token
 from sgllint.model.launchers import SERVE, SERVER_MODULES
 from sgllint.model.facts import ContextHint, LaunchSite, ParseProblem, Source, Span, Token
-from sgllint.model.kinds import Resolution
-from sgllint.resolve.project import OUTSIDE_PROJECT, Scope, scope_for
+from sgllint.model.kinds import HintKind, LaunchForm, Resolution
+from sgllint.resolve.project import Scope, scope_for
 from sgllint.resolve.safe_read import NotRead, NotReadReason, format_size, read_regular_file
 
 #: the largest config file read (SGLang reads any; sgllint bounds its work)
@@ -186,11 +186,11 @@ def unsupported_option_message(key: Any, catalog) -> Optional[str]:
 
 
 def unsupported_options(entries: list[ConfigEntry], catalog) -> list[ContextHint]:
-    """``ContextHint("config-unsupported-option", key, key span)`` for every
+    """``ContextHint(HintKind.CONFIG_UNSUPPORTED_OPTION, key, key span)`` for every
     key the release's merger refuses (SGLang then stops at the first)."""
     rules = _MergerRules.for_catalog(catalog)
     return [
-        ContextHint("config-unsupported-option", e.key, e.key_span)
+        ContextHint(HintKind.CONFIG_UNSUPPORTED_OPTION, e.key, e.key_span)
         for e in entries
         if _normalised(e.key) in rules.unsupported
     ]
@@ -245,14 +245,16 @@ def merge_config(
     ``config-file`` (merged), ``config-missing``, ``config-error`` (SGLang
     refuses the file or argv), ``config-equals-ignored`` (``--config=x``),
     ``config-abbrev-ignored`` (``--conf x``), ``config-ignored`` (a launcher
-    without the merger), ``config-unsupported-option``, `OUTSIDE_PROJECT`
+    without the merger), ``config-unsupported-option``, ``reference-outside-project``
     (the path resolves outside ``scope``, by default the project of
     ``base_dir``: it is not read). A file larger than ``limit`` bytes is
     not read either (``config-missing``).
     """
+    # long on purpose: SGLang's --config merge in its order (read, flatten, reorder the argv), sharing the words and
+    # their spans
     from sgllint.catalog import version_key
 
-    if site.form != "argv" or "--config" not in catalog.by_string:
+    if site.form is not LaunchForm.ARGV or "--config" not in catalog.by_string:
         return site
     hints = _ignored_spellings(site, catalog)
     at = [i for i, t in enumerate(site.tokens) if t.value == "--config"]
@@ -260,14 +262,14 @@ def merge_config(
         return _with(site, hints=hints) if hints else site
     flag = site.tokens[at[0]]
     if site.entry not in _MERGING_ENTRIES:
-        return _with(site, hints=hints + [ContextHint("config-ignored", site.entry, flag.span)])
+        return _with(site, hints=hints + [ContextHint(HintKind.CONFIG_IGNORED, site.entry, flag.span)])
     if len(at) > 1:
         return _refused(site, hints, "Multiple config files specified! Only one allowed.", site.tokens[at[1]].span)
     if at[0] == len(site.tokens) - 1:
         return _refused(site, hints, "No config file specified after --config flag!", flag.span)
     path_token = site.tokens[at[0] + 1]
     if not isinstance(path_token.value, str):
-        hint = ContextHint("config-missing", path_token.value, path_token.span)
+        hint = ContextHint(HintKind.CONFIG_MISSING, path_token.value, path_token.span)
         return _with(site, hints=hints + [hint], opaque=[f"--config {path_token.value} cannot be read statically"])
     path = Path(path_token.value)
     if not path.is_absolute():
@@ -275,7 +277,7 @@ def merge_config(
     scope = scope or scope_for(base_dir)
     opened = scope.locate(path_token.value, base_dir)
     if opened is None:
-        hint = ContextHint(OUTSIDE_PROJECT, path_token.value, path_token.span)
+        hint = ContextHint(HintKind.OUTSIDE_PROJECT, path_token.value, path_token.span)
         reason = f"the config file {path_token.value} is outside the project and not read; its arguments are unknown"
         return _with(site, hints=hints + [hint], opaque=[reason])
     source, entries, problems = read_config(path, parse, opened=opened, limit=limit)
@@ -288,7 +290,7 @@ def merge_config(
                 return _refused(site, hints, message, e.key_span)
     cli = site.tokens[: at[0]] + site.tokens[at[0] + 2 :]
     tokens = _place_config_first(site, catalog, config_tokens(entries, catalog), cli)
-    hints = hints + [ContextHint("config-file", str(path), path_token.span)] + unsupported_options(entries, catalog)
+    hints = hints + [ContextHint(HintKind.CONFIG_FILE, str(path), path_token.span)] + unsupported_options(entries, catalog)
     return _with(site, tokens=tokens, hints=hints)
 
 
@@ -327,10 +329,10 @@ def _ignored_spellings(site: LaunchSite, catalog) -> list[ContextHint]:
             continue
         explicit = parsed[2]
         if explicit is not None and value.startswith("--config="):
-            hints.append(ContextHint("config-equals-ignored", explicit, tok.span))
+            hints.append(ContextHint(HintKind.CONFIG_EQUALS_IGNORED, explicit, tok.span))
         else:
             path = explicit if explicit is not None else _next_value(site.tokens, i)
-            hints.append(ContextHint("config-abbrev-ignored", path, tok.span))
+            hints.append(ContextHint(HintKind.CONFIG_ABBREV_IGNORED, path, tok.span))
     return hints
 
 
@@ -339,21 +341,21 @@ def _next_value(tokens: list[Token], i: int):
 
 
 def _refused(site: LaunchSite, hints: list, message: str, span: Span) -> LaunchSite:
-    hint = ContextHint("config-error", message, span)
+    hint = ContextHint(HintKind.CONFIG_ERROR, message, span)
     return _with(site, hints=hints + [hint], opaque=[f"SGLang refuses the --config argument: {message}"])
 
 
 def _config_problem(site: LaunchSite, hints: list, path_token: Token, problem: ParseProblem) -> LaunchSite:
     message = problem.message
     if message.startswith("Config file not found"):
-        hint = ContextHint("config-missing", path_token.value, path_token.span)
+        hint = ContextHint(HintKind.CONFIG_MISSING, path_token.value, path_token.span)
         reason = f"the config file {path_token.value} is not in this tree; its arguments are unknown"
     elif message.startswith(NOT_READ):
-        hint = ContextHint("config-missing", path_token.value, path_token.span)
+        hint = ContextHint(HintKind.CONFIG_MISSING, path_token.value, path_token.span)
         reason = f"the config file is {message}; its arguments are unknown"
     else:
         span = problem.span if problem.span.source.text else path_token.span
-        hint = ContextHint("config-error", message, span)
+        hint = ContextHint(HintKind.CONFIG_ERROR, message, span)
         reason = f"SGLang cannot read the config file: {message}"
     return _with(site, hints=hints + [hint], opaque=[reason])
 

@@ -31,7 +31,7 @@ from sgllint.catalog import Catalog, Option, version_key
 from sgllint.catalog import wrappers as wrapper_data
 from sgllint.catalog.wrappers import Parser, Reason, Wrapper, _check_value, _is_optional_word, _lookup, _Spec, _table, _values
 from sgllint.model.facts import Span, Token, Unresolved
-from sgllint.model.kinds import ArgProblem
+from sgllint.model.kinds import ArgProblem, HintKind
 from sgllint.model.unknown import UNKNOWN
 
 #: a word whose text is not known (a variable): never an option
@@ -129,7 +129,7 @@ def wrapper_release(package: str, hints, file_pragmas: dict, pin) -> tuple[str, 
         candidates.append((file_pragmas[package][0], "pragma"))
     if package == "ai-dynamo":
         for hint in hints:
-            if hint.kind == "sglang-image" and isinstance(hint.value, str):
+            if hint.kind is HintKind.SGLANG_IMAGE and isinstance(hint.value, str):
                 m = DYNAMO_IMAGE_RE.search(hint.value)
                 if m:
                     candidates.append((m.group(1), f"image tag {hint.value}"))
@@ -191,6 +191,7 @@ def _parse(table: list[_Spec], parser: Parser, words: list[str], known: bool) ->
     """``argparse`` over ``words`` as `sgllint.catalog.wrappers._parse` does
     it, keeping which word went where and every problem (not only the
     first): words that are not known stay in ``extras`` for the next stage."""
+    # long on purpose: argparse's parse loop (classify every word, then consume) kept as one loop, as argparse has it
     out = _Parsed([], [], [])
     ambiguous: set[int] = set()
     for i, word in enumerate(words):
@@ -516,6 +517,7 @@ def startup_rejections(launch) -> list[StartupRejection]:
     (an option left out whose default the environment may set, any SGLang
     option left out when a ``--config`` file may set it, anything when the
     launch's words are not all known)."""
+    # long on purpose: each generated check in the wrapper's order, sharing the option values already decided
     wrapped = getattr(launch.context, "wrapped", None)
     if wrapped is None or wrapped.problems:
         return []

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Optional
 
 from sgllint.model.facts import Arg, FileFacts, Launch, Span
+from sgllint.model.kinds import HintKind
 from sgllint.model.secrets import find_secrets, mask
 
 #: below this, a /dev/shm that was sized is reported (NCCL's SHM transport and
@@ -85,42 +86,39 @@ class Deployment:
         return RUNTIME_NAMES.get(self.runtime or "", "container")
 
 
-_CACHE: dict[int, tuple[Launch, Deployment]] = {}
-
-
 def deployment(launch: Launch) -> Deployment:
-    """The launch's `Deployment` (computed once per launch)."""
-    hit = _CACHE.get(id(launch))
-    if hit is not None and hit[0] is launch:
-        return hit[1]
+    """The launch's `Deployment` (computed once per launch and kept on it:
+    the rules ask one after the other for every launch of a file, so a
+    bounded cache of recent launches missed every time past its bound)."""
+    d = launch.__dict__.get("_deployment")
+    if d is not None:
+        return d
     d = Deployment()
     for hint in launch.site.hints:
         kind = hint.kind
-        if not kind.startswith("deploy-") or hint.span is None:
+        if not kind.describes_deployment or hint.span is None:
             continue
-        if kind == "deploy-runtime" and isinstance(hint.value, str):
+        if kind is HintKind.DEPLOY_RUNTIME and isinstance(hint.value, str):
             d.runtime, d.runtime_span = hint.value, hint.span  # the innermost wins (a pod inside a list)
         elif isinstance(hint.value, dict):
             h = Hint(hint.value, hint.span)
-            if kind == "deploy-shm":
+            if kind is HintKind.DEPLOY_SHM:
                 d.shm.append(h)
-            elif kind == "deploy-volume":
+            elif kind is HintKind.DEPLOY_VOLUME:
                 d.volumes[hint.value.get("name")] = h
-            elif kind == "deploy-mount":
+            elif kind is HintKind.DEPLOY_MOUNT:
                 d.mounts.append(h)
-            elif kind == "deploy-probe":
+            elif kind is HintKind.DEPLOY_PROBE:
                 d.probes.append(h)
-            elif kind == "deploy-port":
+            elif kind is HintKind.DEPLOY_PORT:
                 d.ports.append(h)
-            elif kind == "deploy-pod-ports":
+            elif kind is HintKind.DEPLOY_POD_PORTS:
                 d.pod_ports = list(hint.value.get("ports") or [])
-            elif kind == "deploy-labels":
+            elif kind is HintKind.DEPLOY_LABELS:
                 d.labels = dict(hint.value.get("labels") or {})
-            elif kind == "deploy-service":
+            elif kind is HintKind.DEPLOY_SERVICE:
                 d.services.append(h)
-    if len(_CACHE) > 512:
-        _CACHE.clear()
-    _CACHE[id(launch)] = (launch, d)
+    launch.__dict__["_deployment"] = d
     return d
 
 

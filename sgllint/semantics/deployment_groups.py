@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from sgllint.model.facts import Arg, Launch, Span
+from sgllint.model.kinds import HintKind
 from sgllint.model.unknown import UNKNOWN
 from sgllint.semantics.deployment import server_port
 
@@ -41,10 +42,6 @@ _LOCAL_HOSTS = {"127.0.0.1", "localhost", "0.0.0.0", "[::1]", "::1"}
 _URL_RE = re.compile(r"(?:https?://)?(\[[^\]]+\]|[^:/\s]+)(?::(\d{1,5}))?(?:/.*)?\Z")
 
 
-#: the hint of a launch made on one path of its call (sgllint/formats/python/launches.py)
-_BRANCH_PATH = "branch-path"
-
-
 def group_of(launches: list[Launch]) -> list[Launch]:
     """The launches judged as one deployment: none in Markdown, whose code
     blocks show alternatives (a 2-node and a 4-node recipe), not one group."""
@@ -54,7 +51,7 @@ def group_of(launches: list[Launch]) -> list[Launch]:
     # (a process started one way or the other): one of them stands for the call
     out, calls = [], set()
     for launch in launches:
-        if any(h.kind == _BRANCH_PATH for h in launch.site.hints):
+        if any(h.kind is HintKind.BRANCH_PATH for h in launch.site.hints):
             if launch.site.span in calls:
                 continue
             calls.add(launch.site.span)

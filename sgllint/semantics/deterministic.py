@@ -25,6 +25,7 @@ from typing import Optional
 
 from sgllint.catalog import version_key
 from sgllint.model.facts import Launch, Span, is_known
+from sgllint.model.kinds import LaunchForm
 from sgllint.resolve import hardware
 
 # ---------------------------------------------------------------------------
@@ -398,12 +399,12 @@ class Analysis:
             span = self.backend_arg.value_span
             raw = span.text
             content = backend
-            if site.form == "kwargs" and raw[:1] in ("'", '"'):
+            if site.form is LaunchForm.KWARGS and raw[:1] in ("'", '"'):
                 content = raw[0] + backend + raw[0]
             return Fix(message or f"use --attention-backend {backend}", (Edit(span, content),), "unsafe")
         last = self.launch.args[-1].span if self.launch.args else site.entry_span
         end = Span(last.source, last.end, last.end)
-        if site.form == "kwargs":
+        if site.form is LaunchForm.KWARGS:
             content = f', attention_backend="{backend}"'
         else:
             content = f" --attention-backend {backend}"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from sgllint.model.facts import Launch, Span
-from sgllint.model.kinds import Provenance
+from sgllint.model.kinds import LaunchForm, Provenance
 
 _CACHE_ATTR = "_sgllint_validation"
 
@@ -75,25 +75,30 @@ def _not_evaluable(launch: Launch) -> str:
     return ""
 
 
-def _model_config(launch: Launch) -> tuple[Optional[dict], str]:
-    """The model's full config.json, read where the context read it; a
-    registry or pragma architecture alone is not a config (None)."""
+def _model_config(launch: Launch) -> tuple[Optional[dict], str, Optional[frozenset]]:
+    """The model's full config.json, read where the context read it (a
+    registry or pragma architecture alone is not a config: None), and the
+    model directory's listing when it is a local directory of the project."""
     from pathlib import Path
 
     from sgllint.resolve import modelinfo
 
     ctx = launch.context
     if ctx.skip_model_checks or ctx.model is None or not isinstance(ctx.model.value, str):
-        return None, ""
+        return None, "", None
     arch = ctx.architecture
     if arch is None or not arch.source.read_from_model_files:
-        return None, ""
+        return None, "", None
     path = Path(arch.detail) if arch.detail else None
     if path is None or (ctx.scope is not None and arch.source is Provenance.LOCAL_CONFIG_JSON
                         and modelinfo.local_config(ctx.model.value, Path(launch.source.path).parent, ctx.scope) != path):
-        return None, ""
+        return None, "", None
     config = modelinfo.read_config_json(path)
-    return (config, f"{arch.source} {path}") if isinstance(config, dict) else (None, "")
+    if not isinstance(config, dict):
+        return None, "", None
+    # SGLang probes a local model directory for other files (hf_quant_config.json, ...)
+    listing = modelinfo.model_dir_listing(path) if arch.source is Provenance.LOCAL_CONFIG_JSON else None
+    return config, f"{arch.source} {path}", listing
 
 
 def launch_facts(launch: Launch, validation) -> Evaluated:
@@ -104,15 +109,18 @@ def launch_facts(launch: Launch, validation) -> Evaluated:
         return out
     ctx = launch.context
     user_args = {a.field: a.value for a in launch.args}
-    config, where = _model_config(launch)
+    config, where, listing = _model_config(launch)
     if config is not None:
         out.provenance["model_config"] = where
+    if listing is not None:
+        out.provenance["model_files"] = "the entries of the directory of that config.json"
     gpu = None
     g = ctx.gpu_target
     count = ctx.gpu_count.value if ctx.gpu_count is not None and isinstance(ctx.gpu_count.value, int) else None
     if g is not None or count is not None:
         gpu = validation.GpuFacts(vendor=getattr(g, "vendor", None), sm=getattr(g, "sm", None),
-                                  name=getattr(g, "name", None), count=count)
+                                  name=getattr(g, "name", None), count=count,
+                                  arch=getattr(g, "arch", None))
         if g is not None:
             where = f" at {ctx.gpu.span.path}:{ctx.gpu.span.start_line_col()[0]}" if ctx.gpu.span is not None else ""
             out.provenance["gpu"] = f"{g.describe()} from {ctx.gpu.source}{where}"
@@ -124,9 +132,10 @@ def launch_facts(launch: Launch, validation) -> Evaluated:
             env[e.name] = e.value
             line = e.span.start_line_col()[0]
             out.provenance[f"env:{e.name}"] = f"set at {e.span.path}:{line}"
-    entry = "engine" if launch.site.form == "kwargs" else "cli"
+    entry = "engine" if launch.site.form is LaunchForm.KWARGS else "cli"
     out.facts = validation.LaunchFacts(release=ctx.catalog.version, user_args=user_args, entry=entry,
-                                       model_config=config, gpu=gpu, env=env)
+                                       model_config=config, gpu=gpu, env=env,
+                                       model_files=listing)
     return out
 
 

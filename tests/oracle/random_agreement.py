@@ -39,6 +39,8 @@ from collections import Counter, defaultdict
 from functools import lru_cache
 from pathlib import Path
 
+from tests.oracle.random_launches import MODEL_DIR_FILES
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "oracle" / "random"
 TABLE = Path(__file__).resolve().parent / "RANDOM_AGREEMENT.md"
@@ -203,6 +205,18 @@ def argparse_problem(args) -> str | None:
     return None
 
 
+#: torch.version.cuda in the oracle's runs, by the torch it ran (fixture "env"):
+#: the CPU build 2.13.0 has none and random_oracle.fake_gpu() sets "12.9"; the
+#: 2.14.1 wheel on disk is the cu130 build (its torch/version.py: cuda = '13.0')
+ORACLE_TORCH_CUDA = {"2.13.0": "12.9", "2.14.1": "13.0"}
+
+
+def _oracle_cuda(fixture: dict, gpu: dict) -> str | None:
+    if gpu.get("vendor") != "nvidia":
+        return None
+    return gpu.get("cuda") or ORACLE_TORCH_CUDA.get((fixture.get("env") or {}).get("torch", ""))
+
+
 def launch_facts(release: str, fixture: dict, case: dict, args):
     from sgllint.semantics.validation import GpuFacts, LaunchFacts
 
@@ -215,8 +229,11 @@ def launch_facts(release: str, fixture: dict, case: dict, args):
         entry="cli",
         model_config=fixture["models"][case["model"]],
         gpu=GpuFacts(vendor=gpu["vendor"], sm=cap[0] * 10 + cap[1] if gpu["vendor"] == "nvidia" else None,
-                     name=gpu["name"], count=case["count"], memory_gib=gpu["memory_mib"] / 1024),
+                     name=gpu["name"], count=case["count"], memory_gib=gpu["memory_mib"] / 1024,
+                     arch=gpu.get("gcn_arch") or None,
+                     cuda=_oracle_cuda(fixture, gpu)),
         env=dict(fixture.get("environment") or {}),
+        model_files=frozenset(MODEL_DIR_FILES),
     )
 
 
@@ -402,6 +419,10 @@ def markdown(table: dict | None, reason: str | None) -> str:
                      f"{c['possible only']} | {c['missed']} | {c['rewrite: agree']} | {c['false rewrite']} | "
                      f"{c['missed rewrite']} | {c['argparse: flagged']} / "
                      f"{c['argparse: flagged'] + c['argparse: not flagged']} |")
+    omitted = [rel for rel in recorded_releases() if rel not in table]
+    if omitted:
+        lines += ["", f"Not compared in this write: {', '.join(omitted)} (written with `--release`; "
+                  "`--write` alone compares every recorded release)."]
     lines += ["", "## Disagreement classes", "", "| release | outcome | SGLang site | cases | cause |",
               "| --- | --- | --- | --- | --- |"]
     causes = {name: why for name, _, why in CAUSES}
@@ -422,8 +443,9 @@ def _options(argv: list[str]):
     ap.add_argument("--show", action="append", metavar="OUTCOME",
                     help="print each case with this outcome or cause (e.g. 'false error', 'missed', UNEXPLAINED)")
     opts = ap.parse_args(argv)
-    if opts.write and (opts.release or opts.limit):
-        ap.error("--write publishes the whole sample: no --release/--limit")
+    if opts.write and opts.limit:
+        ap.error("--write publishes whole samples: no --limit (--release writes only those releases, "
+                 "and the table says which were not compared)")
     return opts
 
 

@@ -151,6 +151,10 @@ DRAFTS: dict[str, dict] = {
     "DRAFT_SMALL": {**_QWEN3_8B, "hidden_size": 1024, "intermediate_size": 3072, "num_attention_heads": 16,
                     "num_hidden_layers": 28, "num_key_value_heads": 8, "tie_word_embeddings": True},
 }
+#: what the oracle writes into every model and draft directory (the config
+#: alone: no hf_quant_config.json, no weights), known to the evaluator as the
+#: model directory's listing (``LaunchFacts.model_files``)
+MODEL_DIR_FILES = ("config.json",)
 #: a PEFT LoRA adapter directory (adapter_config.json)
 LORA_ADAPTER = {
     "base_model_name_or_path": "meta-llama/Llama-3.1-8B-Instruct", "peft_type": "LORA", "task_type": "CAUSAL_LM",

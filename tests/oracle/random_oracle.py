@@ -472,6 +472,7 @@ def model_config_problem(model: str, root: Path) -> dict:
 def write_model_dirs(root: Path) -> None:
     """``root/models/<key>``, ``root/<DRAFT_*>``: config.json only; ``root/LORA``:
     adapter_config.json."""
+    assert rl.MODEL_DIR_FILES == ("config.json",)  # the evaluator is told this listing
     for key, (cfg, _) in rl.MODELS.items():
         (root / "models" / key).mkdir(parents=True, exist_ok=True)
         (root / "models" / key / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")

@@ -24,7 +24,7 @@ Docker's rules, not bash's (BuildKit's parser):
   not exist when the container runs. ``FROM`` sees the ``ARG``s declared
   before the first ``FROM``.
 * ``FROM lmsysorg/sglang:TAG`` gives every launch of the stage a
-  ``ContextHint("sglang-image", ...)``.
+  ``ContextHint(HintKind.SGLANG_IMAGE, ...)``.
 * Heredocs (``RUN <<EOF``) are read as Docker reads them; a ``RUN``
   heredoc, or a ``COPY <<EOF x.sh`` script, is linted as shell.
 
@@ -42,6 +42,7 @@ from typing import Optional, Union
 
 from sgllint.formats.shell.embedded import argv_launch, cover, shell_script, string_token
 from sgllint.model.facts import ContextHint, EnvVar, FileFacts, ParseProblem, Source, SourceMap, Span, Token, Unresolved
+from sgllint.model.kinds import HintKind
 from sgllint.model.launchers import is_shell
 
 __all__ = ["extract"]
@@ -386,7 +387,7 @@ class _Stage:
         stage: Optional[_Stage] = self
         while stage is not None:
             if isinstance(stage.image, str) and "sglang" in stage.image.lower() and stage.parent is None:
-                return [ContextHint("sglang-image", stage.image, stage.image_span)]
+                return [ContextHint(HintKind.SGLANG_IMAGE, stage.image, stage.image_span)]
             stage = stage.parent
         return []
 

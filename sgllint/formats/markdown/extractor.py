@@ -35,6 +35,8 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from typing import Iterator
+
 from sgllint.formats.linear import ShortestPair
 from sgllint.formats.shell.embedded import FORMAT_FIELD_RE, MORE_ARGS_RE, PLACEHOLDER_RE, TEMPLATE_RE, shell_script
 from sgllint.formats.shell.markers import patched_sglang
@@ -238,15 +240,19 @@ def _prose_regions(lines: list[_Line], blocks: list[_Block], length: int) -> lis
 
 def _suppress_in_block(block: _Block, lines: list[_Line], facts: FileFacts, ends) -> None:
     """A pragma comment right before the fence covers each line of the block."""
-    pragmas = [
-        c.inner
-        for c in _comments_before(block.first, lines, ends)
-        if _PRAGMA.search(c.inner) and "ignore-file" not in c.inner
-    ]
     # each is copied onto every line of the block: distinct ones only, and
     # at most _MAX_BLOCK_PRAGMAS (the nearest), or 10,000 comments before a
-    # 10,000-line block would make 10^8 copies (and 50 made a 1 MB file take 4 s)
-    pragmas = list(dict.fromkeys(pragmas))[:_MAX_BLOCK_PRAGMAS]
+    # 10,000-line block would make 10^8 copies (and 50 made a 1 MB file take 4 s);
+    # the comments are read nearest first and no further than that
+    pragmas: dict[str, None] = {}
+    for comment in _comments_before(block.first, lines, ends):
+        if len(pragmas) == _MAX_BLOCK_PRAGMAS:
+            break
+        if not _PRAGMA.search(comment.text):
+            continue
+        inner = comment.inner
+        if _PRAGMA.search(inner) and "ignore-file" not in inner:
+            pragmas[inner] = None
     last = min(block.last, len(lines) - 1)
     for text in pragmas:
         for line in lines[block.first : last + 1]:
@@ -260,11 +266,10 @@ def _comment_ends(lines: list[_Line], comments: list[_Comment]) -> tuple[list[in
     return starts, {bisect.bisect_right(starts, c.end - 1) - 1: c for c in comments}
 
 
-def _comments_before(index: int, lines: list[_Line], ends) -> list[_Comment]:
+def _comments_before(index: int, lines: list[_Line], ends) -> Iterator[_Comment]:
     """The comments alone on the lines before line ``index`` (blank lines
-    may sit between), up to the first line of prose."""
+    may sit between), nearest first, up to the first line of prose."""
     starts, ending_on = ends
-    found = []
     i = index - 1
     while i >= 0:
         line = lines[i]
@@ -276,9 +281,8 @@ def _comments_before(index: int, lines: list[_Line], ends) -> list[_Comment]:
         written = " ".join(line.text for line in lines[first : i + 1])
         if comment is None or written.split() != comment.text.split():
             break  # prose (or a comment sharing its line with prose)
-        found.append(comment)
+        yield comment
         i = first - 1
-    return found
 
 
 # ---------------------------------------------------------------------------

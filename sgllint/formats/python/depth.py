@@ -82,6 +82,8 @@ _FSTRING_PART = re.compile(r"\{\{|\}\}|[{}()\[\]]")
 def nesting_problem(text: str) -> Optional[tuple[int, str]]:
     """(offset, reason) where ``text`` first nests deeper than the limits
     above, or None. One pass, linear in ``len(text)``."""
+    # long on purpose: one linear scan whose state (strings, comments, brackets, indents) stays in locals: it runs on
+    # every byte
     ops = [0]  # per open bracket (and the level outside them): chained tokens since the last separator
     chain = 0  # sum(ops)
     indents = [0]  # CPython's indentation stack (columns)

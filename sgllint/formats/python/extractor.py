@@ -32,6 +32,7 @@ from sgllint.formats.python.depth import nesting_problem
 from sgllint.formats.python.parse import _LaunchCalls, _Lines, _ast_parse, _comments, _import_libcst, _parse, _parse_quietly, _point, _python_syntax_error, _reduce
 from sgllint.formats.python.positions import _Context
 from sgllint.model.facts import ContextHint, FileFacts, ParseProblem, Source, Span
+from sgllint.model.kinds import HintKind
 
 __all__ = ["extract"]
 
@@ -134,7 +135,7 @@ def _mark_patched_sglang(source: Source, facts: FileFacts) -> None:
             if m is None:
                 continue
             at = starts[tok.start[0] - 1] + tok.start[1]
-            hint = ContextHint("patched-sglang", m.group(), Span(source, at + m.start(), at + m.end()))
+            hint = ContextHint(HintKind.PATCHED_SGLANG, m.group(), Span(source, at + m.start(), at + m.end()))
             for site in facts.sites:
                 site.hints.append(hint)
             return

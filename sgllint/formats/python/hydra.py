@@ -17,6 +17,7 @@ from sgllint.formats.python.commands import hydra_kwarg, posix_words, HYDRA_MARK
 from sgllint.formats.python.evaluate import Evaluator
 from sgllint.formats.python.values import Scalar, Str
 from sgllint.model.facts import FileFacts, Kwarg, LaunchSite
+from sgllint.model.kinds import LaunchForm
 
 _STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
@@ -84,7 +85,7 @@ class _HydraScan(cst.CSTVisitor):
         if not kwargs:
             return
         span = self.ctx.span(node)
-        site = LaunchSite(self.ctx.source, span, ENTRY, span, "kwargs", kwargs=kwargs)
+        site = LaunchSite(self.ctx.source, span, ENTRY, span, LaunchForm.KWARGS, kwargs=kwargs)
         site.opaque.append(_CONFIG_REASON)
         self.facts.sites.append(site)
 

@@ -32,11 +32,8 @@ from sgllint.model.facts import (
     Token,
     Unresolved,
 )
+from sgllint.model.kinds import HintKind, LaunchForm
 
-#: the hint a launch made on one path through the branches carries (its
-#: number among the call's paths): one call's paths are alternatives, never
-#: servers of one deployment
-BRANCH_PATH_HINT = "branch-path"
 _KEYWORD_ENTRIES = {"Engine": "sglang.Engine(...)", "Runtime": "sglang.Runtime(...)", "ServerArgs": "ServerArgs(...)"}
 _SGLANG_CALLS = set(_KEYWORD_ENTRIES) | {"popen_launch_server", "launch_server_cmd"}
 #: how each process-starting function takes its command
@@ -103,7 +100,7 @@ class LaunchBuilder:
             key = _site_key(site)
             if key not in seen:  # paths that differ in what this call does not pass
                 seen.add(key)
-                site.hints.append(ContextHint(BRANCH_PATH_HINT, number, site.entry_span))
+                site.hints.append(ContextHint(HintKind.BRANCH_PATH, number, site.entry_span))
                 self.facts.sites.append(site)
 
     def _launch(self, call, ev, kind: str) -> None:
@@ -116,14 +113,14 @@ class LaunchBuilder:
         else:
             self._process(call, ev, kind, ev.qualname(call.func))
 
-    def _site(self, call, entry: str, form: str) -> LaunchSite:
+    def _site(self, call, entry: str, form: LaunchForm) -> LaunchSite:
         span = self.ctx.span(call)
         return LaunchSite(self.source, span, entry, self.ctx.span(call.func), form)
 
     # -- keyword forms -------------------------------------------------------
 
     def _keyword_launch(self, call, ev, kind: str) -> None:
-        site = self._site(call, _KEYWORD_ENTRIES[kind], "kwargs")
+        site = self._site(call, _KEYWORD_ENTRIES[kind], LaunchForm.KWARGS)
         positional = 0
         for arg in call.args:
             if arg.keyword is not None:
@@ -188,7 +185,7 @@ class LaunchBuilder:
         other_args=[...], env={...})`` runs ``... --model-path MODEL
         *other_args`` (plus --host/--port it adds itself)."""
         args, starred = _bind_arguments(call, _POPEN_LAUNCH_SERVER_PARAMS)
-        site = self._site(call, "popen_launch_server(...)", "argv")
+        site = self._site(call, "popen_launch_server(...)", LaunchForm.ARGV)
         site.opaque.extend(f"*{self.ctx.code(n)} passes arguments" for n in starred)
         model = args.get("model")
         if model is not None:
@@ -264,7 +261,7 @@ class LaunchBuilder:
             return
         if match is None:
             return
-        site = self._site(call, match.entry, "argv")
+        site = self._site(call, match.entry, LaunchForm.ARGV)
         site.tokens = tokens[match.args_start :]
         _add_reasons(site, [r for i, r in reasons if i >= match.args_start])
         splats = {i - match.args_start for i, _ in reasons}
@@ -357,7 +354,7 @@ class LaunchBuilder:
         match = find_launch([t.value for t in tokens])
         if match is None:
             return
-        site = self._site(call, match.entry, "argv")
+        site = self._site(call, match.entry, LaunchForm.ARGV)
         site.tokens = tokens[match.args_start :]
         site.env = env
         for index, word in enumerate(words):
@@ -365,7 +362,7 @@ class LaunchBuilder:
                 word = word.slice(len(env[index].name) + 1, len(word.text))
             if starts_or_ends_with_quote(word):
                 span = word.span(self.source)
-                site.hints.append(ContextHint("launch-server-cmd-quote", word.text if word.known else span.text, span))
+                site.hints.append(ContextHint(HintKind.LAUNCH_SERVER_CMD_QUOTE, word.text if word.known else span.text, span))
         _add_reasons(site, _flag_position_unknowns(site.tokens))
         self.facts.sites.append(site)
 

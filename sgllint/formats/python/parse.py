@@ -156,6 +156,8 @@ class _LaunchCalls:
     (``holders``, ids of their nodes)."""
 
     def __init__(self, tree, text: str):
+        # long on purpose: one walk of the syntax tree collecting every fact the extractor needs, so the tree is
+        # walked once
         self.process = process = _PROCESS_LAUNCHER.search(text) is not None
         self.aliases = aliases = set()
         by_name: dict[str, list] = {}  # callee name or X of X.f -> the defs around each such call

@@ -214,6 +214,7 @@ def _statement_lines(module, text: str) -> dict[int, int]:
     """id(libcst if/for/while/try/match statement) -> its first line, by
     pairing libcst's statements with CPython's in document order; empty when
     the two trees do not pair up (the caller then resolves positions)."""
+    # long on purpose: pairs two trees in one walk; every step reads the pairing state
     import libcst as cst
 
     kinds_cst = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match)

@@ -16,6 +16,7 @@ from sgllint.formats.shell.variables import _Assignment
 from sgllint.formats.shell.words import _Word
 from sgllint.formats.shell.wrappers import _container_gpus, _container_image, _shell_c_script, _wrapper_env
 from sgllint.model.facts import ContextHint, EnvVar, LaunchSite, ParseProblem, Severed, Token
+from sgllint.model.kinds import HintKind, LaunchForm
 from sgllint.model.launchers import find_launch
 
 
@@ -125,7 +126,7 @@ class _Commands:
             span=self._span_of(node),
             entry=match.entry,
             entry_span=_cover([t.span for t in launcher]),
-            form="argv",
+            form=LaunchForm.ARGV,
             tokens=[w.token for w in args],
         )
         site.env = self._launch_env(node, prefix, words[: match.start])
@@ -133,7 +134,7 @@ class _Commands:
         site.severed = self._severed(node)
         image = _container_image(words[: match.start])
         if image is not None:
-            site.hints.append(ContextHint("sglang-image", image.value, image.span))
+            site.hints.append(ContextHint(HintKind.SGLANG_IMAGE, image.value, image.span))
         site.hints.extend(_container_gpus(words[: match.start]))
         site.hints.extend(container_deploy_hints(words[: match.start]))
         self.facts.sites.append(site)

@@ -7,6 +7,7 @@ service (`sgllint.formats.yaml.deployment`): the runtime, shared memory
 from __future__ import annotations
 
 from sgllint.model.facts import ContextHint
+from sgllint.model.kinds import HintKind
 
 _CONTAINER_TOOLS = {"docker", "podman", "nerdctl"}
 #: options taking a value as the next word (``-v SRC:DST``)
@@ -22,7 +23,7 @@ def container_deploy_hints(words) -> list[ContextHint]:
     tool = next((i for i, w in enumerate(words) if isinstance(w.token.value, str) and w.token.value.rsplit("/", 1)[-1] in _CONTAINER_TOOLS), None)
     if tool is None or "run" not in texts[tool + 1 : tool + 3]:
         return []
-    hints = [ContextHint("deploy-runtime", "docker", words[tool].token.span)]
+    hints = [ContextHint(HintKind.DEPLOY_RUNTIME, "docker", words[tool].token.span)]
     i = tool + 1
     while i < len(words):
         text = texts[i]
@@ -43,15 +44,15 @@ def container_deploy_hints(words) -> list[ContextHint]:
         if kind == "shm":
             from sgllint.formats.yaml.deployment import size_bytes  # imports the YAML reader: only for --shm-size
 
-            hints.append(ContextHint("deploy-shm", {"how": "--shm-size", "bytes": size_bytes(value, docker=True)}, span))
+            hints.append(ContextHint(HintKind.DEPLOY_SHM, {"how": "--shm-size", "bytes": size_bytes(value, docker=True)}, span))
         elif kind == "ipc" and (value == "host" or value.startswith("container:")):
-            hints.append(ContextHint("deploy-shm", {"how": f"--ipc {value}", "bytes": None}, span))
+            hints.append(ContextHint(HintKind.DEPLOY_SHM, {"how": f"--ipc {value}", "bytes": None}, span))
         elif kind in ("volume", "mount"):
             hints += _mount(kind, value, span)
         elif kind == "port":
             port = value.rsplit(":", 1)[-1].split("/", 1)[0]
             if port.isdigit() and len(port) <= 5:
-                hints.append(ContextHint("deploy-port", {"port": int(port), "name": None}, span))
+                hints.append(ContextHint(HintKind.DEPLOY_PORT, {"port": int(port), "name": None}, span))
     return hints
 
 
@@ -71,5 +72,5 @@ def _mount(kind: str, value: str, span) -> list[ContextHint]:
             return []
     target = target.rstrip("/") or "/"
     if target == "/dev/shm":
-        return [ContextHint("deploy-shm", {"how": f"a {volume_kind} mounted at /dev/shm", "bytes": None}, span)]
-    return [ContextHint("deploy-mount", {"path": target, "volume": source, "kind": volume_kind}, span)]
+        return [ContextHint(HintKind.DEPLOY_SHM, {"how": f"a {volume_kind} mounted at /dev/shm", "bytes": None}, span)]
+    return [ContextHint(HintKind.DEPLOY_MOUNT, {"path": target, "volume": source, "kind": volume_kind}, span)]

@@ -19,6 +19,7 @@ from typing import Iterable, Optional, Sequence
 from sgllint.formats.linear import ShortestPair
 from sgllint.formats.placeholders import FORMAT_FIELD_RE, MORE_ARGS_RE, PLACEHOLDER_RE  # noqa: F401  (also read from here)
 from sgllint.model.facts import ContextHint, EnvVar, FileFacts, LaunchSite, SourceMap, Span, Token, Unresolved
+from sgllint.model.kinds import LaunchForm
 from sgllint.model.launchers import find_launch, shell_c_script
 
 
@@ -175,7 +176,7 @@ def argv_launch(
         span=span,
         entry=match.entry,
         entry_span=cover(t.span for t in launcher),
-        form="argv",
+        form=LaunchForm.ARGV,
         tokens=list(args),
         env=list(env),
         opaque=list(opaque) + _opaque_reasons(args),

@@ -10,6 +10,7 @@ import re
 from typing import Optional
 
 from sgllint.model.facts import ContextHint, FileFacts, Kwarg, LaunchSite, SourceMap, Span, Token, Unresolved
+from sgllint.model.kinds import HintKind, LaunchForm
 
 
 def patched_sglang(text: str, smap: SourceMap, facts: FileFacts) -> bool:
@@ -25,7 +26,7 @@ def patched_sglang(text: str, smap: SourceMap, facts: FileFacts) -> bool:
             for m in _WORD.finditer(line):
                 word = m.group().lower()
                 if "sglang" in word and "patch" in word:
-                    hint = ContextHint("patched-sglang", m.group(), smap.span(at + m.start(), at + m.end()))
+                    hint = ContextHint(HintKind.PATCHED_SGLANG, m.group(), smap.span(at + m.start(), at + m.end()))
                     for site in facts.sites:
                         site.hints.append(hint)
                     return True
@@ -58,7 +59,7 @@ def hydra_site_of_kwargs(kwargs: list[Kwarg], span: Span, facts: FileFacts, entr
     config sets."""
     if not kwargs:
         return None
-    site = LaunchSite(span.source, span, entry, span, "kwargs", kwargs=kwargs)
+    site = LaunchSite(span.source, span, entry, span, LaunchForm.KWARGS, kwargs=kwargs)
     site.opaque.append(HYDRA_CONFIG_REASON)
     facts.sites.append(site)
     return site

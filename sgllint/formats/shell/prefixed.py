@@ -23,6 +23,7 @@ import re
 from typing import Optional
 
 from sgllint.model.facts import FileFacts, LaunchSite, SourceMap, Span, Token, Unresolved
+from sgllint.model.kinds import LaunchForm
 
 ENTRY = "slime --sglang-* arguments"
 PREFIX = "--sglang-"
@@ -60,7 +61,7 @@ def prefixed_site(tokens: list[Token], span: Span, facts: FileFacts) -> Optional
         return None
     out.append(_tp_size(tokens, span))
     out += [Token(Unresolved(out[0].span.text, _REASON, flag + "="), out[0].span) for flag in _SET_BY_SLIME]
-    site = LaunchSite(span.source, span, ENTRY, out[0].span, "argv", tokens=out)
+    site = LaunchSite(span.source, span, ENTRY, out[0].span, LaunchForm.ARGV, tokens=out)
     facts.sites.append(site)
     return site
 

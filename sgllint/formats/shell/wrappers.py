@@ -10,6 +10,7 @@ from typing import Optional
 
 from sgllint.formats.shell.words import _EXPANSION_NODES, _Field, _Fields, _UNKNOWN_NODES, _Word
 from sgllint.model.facts import ContextHint, EnvVar, SourceMap, Span, Token, Unresolved
+from sgllint.model.kinds import HintKind
 from sgllint.model.launchers import shell_c_script
 from sgllint.model.numbers import small_int
 
@@ -116,9 +117,9 @@ def _container_gpus(words: list[_Word]) -> list[ContextHint]:
         value = value.strip("'\"")
         count = small_int(value)
         if count is not None:
-            return [ContextHint("gpu-count", count, token.span)]
+            return [ContextHint(HintKind.GPU_COUNT, count, token.span)]
         if value.startswith("device="):
-            return [ContextHint("gpu-count", len([d for d in value[7:].split(",") if d.strip()]), token.span)]
+            return [ContextHint(HintKind.GPU_COUNT, len([d for d in value[7:].split(",") if d.strip()]), token.span)]
         return []
     return []
 

@@ -27,10 +27,10 @@ any ``$VAR`` and template ``{{ ... }}``, stay unresolved.
 ``[server_args]`` holds server arguments, one key each: a kwargs-like site
 with entry ``"[sglang] table"``. When any key is spelled as a flag
 (``tp-size``, ``--tp-size``) the table is read the way SGLang reads a
-``--config`` file: ``form="argv"`` tokens ``--tp-size`` ``2``, ``true`` as a
+``--config`` file: ``form=LaunchForm.ARGV`` tokens ``--tp-size`` ``2``, ``true`` as a
 bare flag, ``false`` left out, a list as one value per item, a table as a
 JSON string. Otherwise the keys are ServerArgs field names (``tp_size``):
-``form="kwargs"`` with the TOML values as they are (``false`` included, as
+``form=LaunchForm.KWARGS`` with the TOML values as they are (``false`` included, as
 ``ServerArgs(**table)`` would receive it). A profile whose keys are all
 sub-tables (``[sglang.prefill]``, ``[sglang.decode]``) is one launch per
 sub-table. Tables named ``sglang`` that describe a dependency (under
@@ -48,6 +48,7 @@ from typing import Optional, Union
 from sgllint.formats.shell.embedded import FORMAT_FIELD_RE, TEMPLATE_RE, argv_launch, shell_script, string_token
 from sgllint.formats.toml.scan import TArray, TDocument, TKey, TScalar, TString, TTable, scan, tomllib
 from sgllint.model.facts import EnvVar, FileFacts, Kwarg, LaunchSite, ParseProblem, Source, SourceMap, Span, Token, Unresolved
+from sgllint.model.kinds import LaunchForm
 
 __all__ = ["extract"]
 
@@ -357,11 +358,11 @@ class _Extractor:
             span=self.span(min(start, name_start), end),
             entry=PROFILE_ENTRY,
             entry_span=self.span(name_start, name_end),
-            form="argv" if any("-" in name for name in args) else "kwargs",
+            form=LaunchForm.ARGV if any("-" in name for name in args) else LaunchForm.KWARGS,
             env=list(_merged(env + (self._env_of(group),)).values()),
         )
         for item in args.values():
-            if site.form == "argv":
+            if site.form is LaunchForm.ARGV:
                 site.tokens += self._flag_tokens(item)
             else:
                 site.kwargs.append(self._kwarg(item))

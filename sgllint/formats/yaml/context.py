@@ -17,6 +17,7 @@ from sgllint.formats.yaml.deployment import deployment_hints
 from sgllint.formats.yaml.nodes import NodeReader
 from sgllint.formats.yaml.words import Mode, is_template, word_from_scalar
 from sgllint.model.facts import ContextHint, EnvVar, Span, Unresolved
+from sgllint.model.kinds import HintKind
 from sgllint.model.numbers import small_int
 
 GPU_RESOURCE_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
@@ -118,7 +119,7 @@ def _image_hints(reader: NodeReader, node: MappingNode) -> list[ContextHint]:
     if isinstance(image, MappingNode):  # Helm values: image: {repository, tag}
         repo, tag = reader.string(reader.get(image, "repository")), reader.string(reader.get(image, "tag"))
         if repo and not is_template(repo):
-            found.append(ContextHint("sglang-image", f"{repo}:{tag}" if tag else repo, reader.span(image)))
+            found.append(ContextHint(HintKind.SGLANG_IMAGE, f"{repo}:{tag}" if tag else repo, reader.span(image)))
         elif repo is None:  # an unquoted `image: {{ .Values.x }}` reads as a flow mapping
             found += _values_image(reader, image, reader.get(node, "version"))
     else:
@@ -157,7 +158,7 @@ def _values_image(reader: NodeReader, image: Optional[Node], version: Optional[N
     tag = _as_written(reader, version) if version is not None else ""
     if ".Values." in tag and ":" not in written.rsplit("}}", 1)[-1]:
         written = f"{written}:{tag}"
-    return [ContextHint("sglang-image-values", written, reader.span(image))]
+    return [ContextHint(HintKind.SGLANG_IMAGE_VALUES, written, reader.span(image))]
 
 
 def _as_written(reader: NodeReader, node: Node) -> str:
@@ -181,7 +182,7 @@ def _image_scalar(reader: NodeReader, node: Optional[Node]) -> list[ContextHint]
     text = reader.string(node)
     if not text or is_template(text):
         return []
-    return [ContextHint("sglang-image", text.strip(), reader.span(node))]
+    return [ContextHint(HintKind.SGLANG_IMAGE, text.strip(), reader.span(node))]
 
 
 def _gpu_count_hints(reader: NodeReader, resources: Optional[Node]) -> list[ContextHint]:
@@ -191,7 +192,7 @@ def _gpu_count_hints(reader: NodeReader, resources: Optional[Node]) -> list[Cont
         for key in GPU_RESOURCE_KEYS:
             count = _count(reader, reader.get(block, key))
             if count is not None:
-                hints.append(ContextHint("gpu-count", count[0], count[1]))
+                hints.append(ContextHint(HintKind.GPU_COUNT, count[0], count[1]))
         if hints:
             return hints
     return []
@@ -210,10 +211,10 @@ def _accelerator_hints(reader: NodeReader, node: Optional[Node]) -> list[Context
         if len(pairs) != 1:
             return []
         name, (key_node, value_node) = pairs[0]
-        hints = [ContextHint("gpu-product", name, reader.span(key_node))]
+        hints = [ContextHint(HintKind.GPU_PRODUCT, name, reader.span(key_node))]
         count = _count(reader, value_node)
         if count is not None:
-            hints.append(ContextHint("gpu-count", count[0], count[1]))
+            hints.append(ContextHint(HintKind.GPU_COUNT, count[0], count[1]))
         return hints
     text = reader.string(node)
     if not text:
@@ -222,10 +223,10 @@ def _accelerator_hints(reader: NodeReader, node: Optional[Node]) -> list[Context
     if not m:
         return []
     span = reader.span(node)
-    hints = [ContextHint("gpu-product", m.group(1), span)]
+    hints = [ContextHint(HintKind.GPU_PRODUCT, m.group(1), span)]
     count = small_int(m.group(2) or "")
     if count is not None:
-        hints.append(ContextHint("gpu-count", count, span))
+        hints.append(ContextHint(HintKind.GPU_COUNT, count, span))
     return hints
 
 
@@ -235,7 +236,7 @@ def _node_selector_hints(reader: NodeReader, node: Optional[Node]) -> list[Conte
         value = reader.get(node, label)
         text = reader.string(value)
         if text and not is_template(text):
-            hints.append(ContextHint("gpu-product", text, reader.span(value)))
+            hints.append(ContextHint(HintKind.GPU_PRODUCT, text, reader.span(value)))
     return hints
 
 
@@ -265,7 +266,7 @@ def _affinity_hints(reader: NodeReader, node: Optional[Node]) -> list[ContextHin
             for value in values.value if isinstance(values, SequenceNode) else []:
                 text = reader.string(value)
                 if text and not is_template(text):
-                    hints.append(ContextHint("gpu-product", text, reader.span(value)))
+                    hints.append(ContextHint(HintKind.GPU_PRODUCT, text, reader.span(value)))
     return hints
 
 
@@ -278,11 +279,11 @@ def _compose_device_hints(reader: NodeReader, devices: Optional[Node]) -> list[C
     for device in devices.value:
         count = _count(reader, reader.get(device, "count"))
         if count is not None:
-            hints.append(ContextHint("gpu-count", count[0], count[1]))
+            hints.append(ContextHint(HintKind.GPU_COUNT, count[0], count[1]))
             continue
         ids = reader.get(device, "device_ids")
         if isinstance(ids, SequenceNode) and ids.value:
             texts = [reader.string(i) for i in ids.value]
             if all(t and not is_template(t) and "$" not in t for t in texts):
-                hints.append(ContextHint("gpu-count", len(set(texts)), reader.span(ids)))
+                hints.append(ContextHint(HintKind.GPU_COUNT, len(set(texts)), reader.span(ids)))
     return hints

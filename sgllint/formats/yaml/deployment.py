@@ -39,6 +39,7 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 from sgllint.formats.yaml.nodes import NodeReader
 from sgllint.formats.yaml.words import is_template
 from sgllint.model.facts import ContextHint
+from sgllint.model.kinds import HintKind
 from sgllint.model.numbers import small_int
 
 #: keys whose presence makes a mapping worth reading here (the extractor
@@ -78,27 +79,27 @@ def deployment_hints(reader: NodeReader, node: MappingNode) -> list[ContextHint]
     labels = reader.get(node, "metadata", "labels")
     if isinstance(labels, MappingNode) and reader.get(node, "spec") is not None:
         known = {k: reader.string(v) for k, (_, v) in reader.pairs(labels).items()}
-        hints.append(ContextHint("deploy-labels", {"labels": {k: v for k, v in known.items() if v is not None and not is_template(v)}},
+        hints.append(ContextHint(HintKind.DEPLOY_LABELS, {"labels": {k: v for k, v in known.items() if v is not None and not is_template(v)}},
                                  reader.span(labels)))
     if isinstance(reader.get(node, "containers"), SequenceNode):
-        hints.append(ContextHint("deploy-runtime", "kubernetes", reader.span(pairs["containers"][0])))
+        hints.append(ContextHint(HintKind.DEPLOY_RUNTIME, "kubernetes", reader.span(pairs["containers"][0])))
         hints.append(_pod_ports(reader, node))
     else:
         # a container of a custom resource shaped like a pod's (OME's
         # ``runner``, KServe's predictor): Kubernetes-only keys
         k8s_key = next((k for k in ("volumeMounts", *PROBES) if k in pairs), None)
         if k8s_key is not None:
-            hints.append(ContextHint("deploy-runtime", "kubernetes", reader.span(pairs[k8s_key][0])))
+            hints.append(ContextHint(HintKind.DEPLOY_RUNTIME, "kubernetes", reader.span(pairs[k8s_key][0])))
     services = reader.get(node, "services")
     if isinstance(services, MappingNode) and not ({"runs-on", "steps"} & pairs.keys()):
-        hints.append(ContextHint("deploy-runtime", "compose", reader.span(pairs["services"][0])))
+        hints.append(ContextHint(HintKind.DEPLOY_RUNTIME, "compose", reader.span(pairs["services"][0])))
     if reader.string(reader.get(node, "hostIPC")) in ("true", "True"):
-        hints.append(ContextHint("deploy-shm", {"how": "hostIPC: true", "bytes": None}, reader.span(reader.get(node, "hostIPC"))))
+        hints.append(ContextHint(HintKind.DEPLOY_SHM, {"how": "hostIPC: true", "bytes": None}, reader.span(reader.get(node, "hostIPC"))))
     if reader.string(reader.get(node, "ipc")) in ("host", "shareable") or (reader.string(reader.get(node, "ipc")) or "").startswith("container:"):
-        hints.append(ContextHint("deploy-shm", {"how": "ipc: " + reader.string(reader.get(node, "ipc")), "bytes": None}, reader.span(reader.get(node, "ipc"))))
+        hints.append(ContextHint(HintKind.DEPLOY_SHM, {"how": "ipc: " + reader.string(reader.get(node, "ipc")), "bytes": None}, reader.span(reader.get(node, "ipc"))))
     shm = reader.get(node, "shm_size")
     if shm is not None:
-        hints.append(ContextHint("deploy-shm", {"how": "shm_size", "bytes": size_bytes(reader.string(shm), docker=True)}, reader.span(shm)))
+        hints.append(ContextHint(HintKind.DEPLOY_SHM, {"how": "shm_size", "bytes": size_bytes(reader.string(shm), docker=True)}, reader.span(shm)))
     hints += _volumes(reader, reader.get(node, "volumes"))
     hints += _mounts(reader, reader.get(node, "volumeMounts"))
     for probe in PROBES:
@@ -125,7 +126,7 @@ def _volumes(reader: NodeReader, node: Optional[Node]) -> list[ContextHint]:
                 kind = next((k for k, _ in reader.children(item) if k not in (None, "name")), None)
                 medium = reader.string(reader.get(item, "emptyDir", "medium"))
                 limit = size_bytes(reader.string(reader.get(item, "emptyDir", "sizeLimit")))
-                hints.append(ContextHint("deploy-volume", {"name": name, "kind": kind, "medium": medium, "bytes": limit}, reader.span(item)))
+                hints.append(ContextHint(HintKind.DEPLOY_VOLUME, {"name": name, "kind": kind, "medium": medium, "bytes": limit}, reader.span(item)))
             elif target:  # compose long syntax
                 kind = reader.string(reader.get(item, "type")) or "volume"
                 hints.append(_mount_hint(target, None, kind, reader, item))
@@ -146,8 +147,8 @@ def _volumes(reader: NodeReader, node: Optional[Node]) -> list[ContextHint]:
 def _mount_hint(path: str, volume: Optional[str], kind: Optional[str], reader: NodeReader, item: Node) -> ContextHint:
     path = path.rstrip("/") or "/"
     if path == "/dev/shm":
-        return ContextHint("deploy-shm", {"how": f"a {kind or 'volume'} mounted at /dev/shm", "bytes": None}, reader.span(item))
-    return ContextHint("deploy-mount", {"path": path, "volume": volume, "kind": kind}, reader.span(item))
+        return ContextHint(HintKind.DEPLOY_SHM, {"how": f"a {kind or 'volume'} mounted at /dev/shm", "bytes": None}, reader.span(item))
+    return ContextHint(HintKind.DEPLOY_MOUNT, {"path": path, "volume": volume, "kind": kind}, reader.span(item))
 
 
 def _mounts(reader: NodeReader, node: Optional[Node]) -> list[ContextHint]:
@@ -162,7 +163,7 @@ def _mounts(reader: NodeReader, node: Optional[Node]) -> list[ContextHint]:
         name = reader.string(reader.get(item, "name"))
         path = path.rstrip("/") or "/"
         kind = "k8s-shm-mount" if path == "/dev/shm" else None
-        hints.append(ContextHint("deploy-mount", {"path": path, "volume": name, "kind": kind}, reader.span(item)))
+        hints.append(ContextHint(HintKind.DEPLOY_MOUNT, {"path": path, "volume": name, "kind": kind}, reader.span(item)))
     return hints
 
 
@@ -190,7 +191,7 @@ def _probe(reader: NodeReader, probe: str, key: Node, node: Node) -> Optional[Co
         if name in reader.pairs(node):  # given: a number, or not known (a template)
             number = small_int(reader.string(reader.get(node, name)) or "")
             value[name] = number if number is not None else "unknown"
-    return ContextHint("deploy-probe", value, reader.span(key))
+    return ContextHint(HintKind.DEPLOY_PROBE, value, reader.span(key))
 
 
 def _ports(reader: NodeReader, node: Optional[Node]) -> list[ContextHint]:
@@ -206,7 +207,7 @@ def _ports(reader: NodeReader, node: Optional[Node]) -> list[ContextHint]:
             port = small_int(reader.string(port_node) or "")
             if port is not None:
                 name = reader.string(reader.get(item, "name"))
-                hints.append(ContextHint("deploy-port", {"port": port, "name": name}, reader.span(port_node)))
+                hints.append(ContextHint(HintKind.DEPLOY_PORT, {"port": port, "name": name}, reader.span(port_node)))
             continue
         text = reader.string(item)
         if not text or is_template(text):
@@ -214,7 +215,7 @@ def _ports(reader: NodeReader, node: Optional[Node]) -> list[ContextHint]:
         container_side = text.rsplit(":", 1)[-1].split("/", 1)[0]
         port = small_int(container_side)
         if port is not None:
-            hints.append(ContextHint("deploy-port", {"port": port, "name": None}, reader.span(item)))
+            hints.append(ContextHint(HintKind.DEPLOY_PORT, {"port": port, "name": None}, reader.span(item)))
     return hints
 
 
@@ -226,7 +227,7 @@ def _pod_ports(reader: NodeReader, pod: MappingNode) -> ContextHint:
         for container in containers.value if isinstance(containers, SequenceNode) else []:
             for hint in _ports(reader, reader.get(container, "ports")):
                 ports.append(dict(hint.value))
-    return ContextHint("deploy-pod-ports", {"ports": ports}, reader.span(reader.get(pod, "containers")))
+    return ContextHint(HintKind.DEPLOY_POD_PORTS, {"ports": ports}, reader.span(reader.get(pod, "containers")))
 
 
 def service_hints(reader: NodeReader, root: Node) -> list[ContextHint]:
@@ -258,5 +259,5 @@ def service_hints(reader: NodeReader, root: Node) -> list[ContextHint]:
         return []
     name = reader.string(reader.get(root, "metadata", "name")) or "the Service"
     headless = (reader.string(reader.get(spec, "clusterIP")) or "").strip() == "None"
-    return [ContextHint("deploy-service", {"name": name, "selector": wanted, "headless": headless, "ports": ports},
+    return [ContextHint(HintKind.DEPLOY_SERVICE, {"name": name, "selector": wanted, "headless": headless, "ports": ports},
                         reader.span(root))]

@@ -54,7 +54,7 @@ from sgllint.formats.yaml.words import (
 from sgllint.model.launchers import find_launch, is_shell, shell_c_script
 from sgllint.formats.yaml.sglang_config import entries_from_node, is_config_mapping, is_model_less_config, raw_config_tokens
 from sgllint.model.config_file import REFERENCED_REASON
-from sgllint.model.kinds import Origin
+from sgllint.model.kinds import LaunchForm, Origin
 from sgllint.model.facts import EnvVar, FileFacts, Kwarg, LaunchSite, ParseProblem, Source, Span, Token, Unresolved
 
 __all__ = ["extract", "CONFIG_ENTRY"]
@@ -361,7 +361,7 @@ class _Document:
         if isinstance(space, MappingNode):
             for key, values in self.reader.pairs(space).values():
                 for value in values.value if isinstance(values, SequenceNode) else [values]:
-                    site = LaunchSite(self.source, self.reader.span(value), match.entry, self.reader.span(key), "argv",
+                    site = LaunchSite(self.source, self.reader.span(value), match.entry, self.reader.span(key), LaunchForm.ARGV,
                                       tokens=self._flag_words(key, value, word_only=True))
                     site.opaque.append("one candidate of a search space: the other flags vary")
                     site.hints = list(scope.hints)
@@ -431,7 +431,7 @@ class _Document:
             span=span,
             entry=match.entry,
             entry_span=entry_span,
-            form="argv",
+            form=LaunchForm.ARGV,
             tokens=[w.token for w in args],
         )
         site.env = list(scope.env.values()) + _wrapper_env(words[: match.start])
@@ -501,7 +501,7 @@ class _Document:
             span=self.reader.span(root),
             entry=CONFIG_ENTRY,
             entry_span=model.key_span,
-            form="argv",
+            form=LaunchForm.ARGV,
             tokens=raw_config_tokens(entries),
             origin=Origin.CONFIG_FILE,
             opaque=opaque,

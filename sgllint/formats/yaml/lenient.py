@@ -21,6 +21,7 @@ from sgllint.formats.yaml.load import TEMPLATE_FILLER, blank_templates, comments
 from sgllint.formats.yaml.scalars import MappedText, decode_quoted
 from sgllint.formats.yaml.words import LAUNCH_TEXT, Mode, Word, opaque_reasons, prepare_script, unplaceholder, word_from_scalar
 from sgllint.model.facts import FileFacts, LaunchSite, Source, Span
+from sgllint.model.kinds import LaunchForm
 from sgllint.model.launchers import find_launch
 
 _ITEM = re.compile(r"([ \t]*)-[ \t]+(\S(?:.*[^ \t])?)[ \t]*\Z")
@@ -174,7 +175,7 @@ def _argv_launch(source: Source, facts: FileFacts, argv: tuple) -> bool:
             span=entry_span.cover(args[-1].token.span) if args else entry_span,
             entry=match.entry,
             entry_span=entry_span,
-            form="argv",
+            form=LaunchForm.ARGV,
             tokens=[w.token for w in args],
             opaque=opaque_reasons(args) + ["a template this linter cannot render decides the rest of the file"],
         )

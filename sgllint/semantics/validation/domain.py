@@ -1,18 +1,28 @@
 """The three-valued value domain of the evaluator (issue 17).
 
-A value is a concrete Python value or the one ``Unknown`` (with the reason it
-is not known). Comparisons and boolean operators are three-valued: ``truth``
+A value is a concrete Python value or an ``Unknown`` (with the reason it is
+not known). Comparisons and boolean operators are three-valued: ``truth``
 answers True, False or ``Unknown``; ``Unknown`` is never an error.
 """
 
 from __future__ import annotations
 
+from sgllint.model import unknown as model_unknown
 
-class Unknown:
+
+class Unknown(model_unknown.Unknown):
     """A value the evaluator cannot know (a fact not given, an unmodelled
-    call, the join of two different values). ``why`` says which."""
+    call, the join of two different values). ``why`` says which.
 
-    __slots__ = ("why",)
+    A kind of the one `sgllint.model.unknown.Unknown` (``isinstance`` and
+    ``known`` hold), with another algebra: the evaluator runs SGLang's own
+    code on it, so Python must never answer its truth, hash or length (the
+    lint-time `UNKNOWN` is falsy, which here would take one side of an
+    ``if`` SGLang may not take); ``interp`` makes those raise
+    ``UnknownSignal`` and operators absorb. ``type(v) is Unknown`` is the
+    evaluator's fast test for it."""
+
+    __slots__ = ()
 
     def __init__(self, why: str = "unknown"):
         self.why = why

@@ -15,6 +15,8 @@ class GpuFacts:
     name: str | None = None
     count: int | None = None
     memory_gib: float | None = None
+    arch: str | None = None  # AMD: the gfx architecture (torch's gcnArchName, e.g. "gfx942")
+    cuda: str | None = None  # NVIDIA: the CUDA version torch was built with ("12.9"), None = not known
 
 
 @dataclass
@@ -22,7 +24,10 @@ class LaunchFacts:
     """A launch: the release that runs it, the ServerArgs fields the user gave
     (after argparse), the entry point, the model's config.json, the GPU and the
     environment variables known to be set (an SGLang variable not listed is
-    taken as unset)."""
+    taken as unset). ``model_files``: the entries of the model directory
+    (file names; a subdirectory with a trailing "/") when ``--model-path`` is a local directory whose listing is
+    known (SGLang probes it for ``hf_quant_config.json`` and the like); None
+    when it is not known (a Hub id, a path outside the project)."""
 
     release: str
     user_args: dict[str, object]
@@ -30,6 +35,7 @@ class LaunchFacts:
     model_config: dict | None = None
     gpu: GpuFacts | None = None
     env: dict[str, str] = field(default_factory=dict)
+    model_files: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
