@@ -71,9 +71,6 @@ _WHEEL_METADATA = frozenset({"notice", "version", "source"})
 #: entry. Kept exact, so the list shrinks when a fixture is added and a new release without
 #: verdicts fails here until it is recorded (tests/oracle/run_wrapper_oracle*.sh) or listed.
 KNOWN_UNVERIFIED: dict[tuple[str, str], tuple[str, ...]] = {
-    ("ai-dynamo", "python -m dynamo.sglang"): (
-        "1.0.0", "1.0.1", "1.0.2", "1.1.0", "1.1.1", "1.2.0.post1",
-    ),
     ("ai-dynamo", "python -m dynamo.sglang.decode_worker"): (
         "0.4.0", "0.4.0.post0", "0.4.1", "0.5.0", "0.5.1",
     ),
