@@ -105,10 +105,11 @@ def _degraded(release, case, outcome, verdict) -> bool:
 #: A class is added here only with its cause; what no test matches stays UNEXPLAINED (a problem).
 CAUSES: list[tuple[str, object, str]] = [
     ("implicit exception", _implicit,
-     "SGLang failed in an operation (json.loads of a malformed --json-model-override-args, a TypeError on "
-     "None, a division by zero), not in its own raise/assert/sys.exit. The evaluator reports an operation "
-     "failing inside the interpreter as a possible rejection only: it is as likely a gap of the environment "
-     "model as SGLang's failure, and a false error is never acceptable."),
+     "SGLang failed in an operation (a TypeError on None, a division by zero), not in its own "
+     "raise/assert/sys.exit. The evaluator reports an operation failing inside the interpreter as a possible "
+     "rejection only: it is as likely a gap of the environment model as SGLang's failure, and a false error is "
+     "never acceptable (the standard JSON parser on a concrete text is the one exception: its failure is "
+     "SGLang's)."),
     ("unknown fact", _unknown_fact,
      "The failing condition reads a fact the evaluator does not know: a model attribute config.json does not "
      "list (transformers' config class defaults it), a quantization method's own hook (outside the derived "

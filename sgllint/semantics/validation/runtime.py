@@ -492,7 +492,18 @@ def call_value(fn, args, kwargs):
     except (TypeError, ValueError, AttributeError, KeyError, IndexError) as e:
         if _mentions_unknown(args, kwargs):
             return Unknown(f"{name}() on an unknown value")
+        if isinstance(e, ValueError) and _exact_parser(fn) and args and type(args[0]) in (str, bytes):
+            # the standard JSON parser on a concrete text fails exactly as SGLang's call does:
+            # SGLang's failure, not a gap of the model (an implicit error would be possible only)
+            RT.explicit.add(id(e))
         raise e
+
+
+def _exact_parser(fn) -> bool:
+    """``json.loads`` itself, or a model function that is it (``orjson.loads``)."""
+    import json
+
+    return fn is json.loads or getattr(fn, "exact_parser", False) is True
 
 
 def _mentions_unknown(args, kwargs, depth=0) -> bool:

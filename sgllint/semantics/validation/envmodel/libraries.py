@@ -402,6 +402,9 @@ def _orjson_loads(data, *a, **k):
     return json.loads(data)
 
 
+_orjson_loads.exact_parser = True  # a rejection of a concrete text is SGLang's (runtime.call_value)
+
+
 def _orjson():
     import json
 
