@@ -39,7 +39,7 @@ from sgllint.formats.python.commands import hydra_value
 from sgllint.formats.yaml.context import container_image_hints, mapping_env, mapping_hints
 from sgllint.formats.yaml.deployment import DEPLOYMENT_KEYS, service_hints
 from sgllint.formats.yaml.lenient import extract_lines
-from sgllint.formats.yaml.nodes import BudgetExceeded, NodeReader, distinct_nodes
+from sgllint.formats.yaml.nodes import BudgetExceeded, NodeReader, distinct_nodes, iter_distinct_nodes
 from sgllint.formats.yaml.scalars import MappedText, scalar_start
 from sgllint.formats.yaml.words import (
     LAUNCH_TEXT,
@@ -105,21 +105,10 @@ def _parse(source: Source) -> Optional[load.Parsed]:
 def _scalar_ranges(parsed: load.Parsed) -> list[tuple[int, int]]:
     ranges = set()
     for root in parsed.documents:
-        seen: set[int] = set()
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
+        for node in iter_distinct_nodes(root):
             if isinstance(node, ScalarNode):
                 start = scalar_start(parsed.text, node.start_mark.index, node.end_mark.index)
                 ranges.add((start, node.end_mark.index))
-            elif isinstance(node, MappingNode):
-                for key, value in node.value:
-                    stack += [key, value]
-            elif isinstance(node, SequenceNode):
-                stack += node.value
     return sorted(ranges)
 
 
@@ -288,21 +277,13 @@ class _Document:
         name given two different images maps to None (no way to tell)."""
         if self._images is None:
             self._images = {}
-            stack, seen = [self.root], set()
-            while stack:
-                node = stack.pop()
-                if id(node) in seen:
-                    continue
-                seen.add(id(node))
+            for node in iter_distinct_nodes(self.root):
                 if isinstance(node, MappingNode):
                     name = self.reader.string(self.reader.get(node, "name"))
                     image = self.reader.get(node, "image")
                     if name and isinstance(image, ScalarNode):
                         known = self._images.get(name, image)
                         self._images[name] = image if known is not None and known.value == image.value else None
-                    stack.extend(v for _, v in node.value)
-                elif isinstance(node, SequenceNode):
-                    stack.extend(node.value)
         return self._images
 
     def _item_word(self, item: Node, scope: _Scope) -> Word:

@@ -143,8 +143,9 @@ class NodeReader:
                 yield None, item
 
 
-def distinct_nodes(root: Node) -> int:
-    """How many distinct nodes a document holds (aliases counted once)."""
+def iter_distinct_nodes(root: Node) -> Iterator[Node]:
+    """Every node of a document once (an alias's target is not walked again),
+    keys included, in no particular order."""
     seen: set[int] = set()
     stack = [root]
     while stack:
@@ -152,10 +153,15 @@ def distinct_nodes(root: Node) -> int:
         if id(node) in seen:
             continue
         seen.add(id(node))
+        yield node
         if isinstance(node, MappingNode):
             for key, value in node.value:
                 stack.append(key)
                 stack.append(value)
         elif isinstance(node, SequenceNode):
             stack.extend(node.value)
-    return len(seen)
+
+
+def distinct_nodes(root: Node) -> int:
+    """How many distinct nodes a document holds (aliases counted once)."""
+    return sum(1 for _ in iter_distinct_nodes(root))
