@@ -218,6 +218,21 @@ def _project_pin_in(directory: Path, scope: Scope, pin_re: Optional[re.Pattern] 
 _project_pin_in.cache_clear = _PINS.clear  # type: ignore[attr-defined]  # as when it was an lru_cache
 
 
+def _read_pin_file(name: str, directory: Path, scope: Scope) -> tuple[Optional[str], bool]:
+    """(the text of a pin file in ``directory``, or None; False when it
+    exists but could not be read, so the answer is not certain). A pin file
+    linking out of the project is not read; one refused as too large or not
+    regular is simply no pin."""
+    real = scope.locate(name, directory)
+    if real is None:
+        return None, True
+    try:
+        data, _ = read_regular_file(real, MAX_PIN_FILE_BYTES)
+    except NotRead as refusal:
+        return None, refusal.reason is not NotReadReason.CANNOT_READ
+    return data.decode("utf-8", errors="replace"), True
+
+
 def _find_pin_in(directory: Path, scope: Scope, pin_re: Optional[re.Pattern] = None) -> tuple[Optional[tuple[str, str]], bool]:
     """(the pin (an ``sglang==X`` one, or what ``pin_re`` finds) in ``directory``'s pin files, whether the answer is certain:
     nothing was refused on the way)."""
@@ -230,15 +245,10 @@ def _find_pin_in(directory: Path, scope: Scope, pin_re: Optional[re.Pattern] = N
     certain = True
     for pattern in PIN_FILES:
         for name in sorted(fnmatch.filter(names, pattern)):
-            real = scope.locate(name, directory)  # a pin file linking out of the project is not read
-            if real is None:
+            text, sure = _read_pin_file(name, directory, scope)
+            certain = certain and sure
+            if text is None:
                 continue
-            try:
-                data, _ = read_regular_file(real, MAX_PIN_FILE_BYTES)
-            except NotRead as refusal:
-                certain = certain and refusal.reason is not NotReadReason.CANNOT_READ
-                continue
-            text = data.decode("utf-8", errors="replace")
             if pin_re is not None:  # another package's pin (a wrapper's)
                 m = pin_re.search(text)
             else:
@@ -250,15 +260,11 @@ def _find_pin_in(directory: Path, scope: Scope, pin_re: Optional[re.Pattern] = N
         for name in _DOCKERFILES:
             if name.split("/")[0] not in names:
                 continue
-            real = scope.locate(name, directory)
-            if real is None:
+            text, sure = _read_pin_file(name, directory, scope)
+            certain = certain and sure
+            if text is None:
                 continue
-            try:
-                data, _ = read_regular_file(real, MAX_PIN_FILE_BYTES)
-            except NotRead as refusal:
-                certain = certain and refusal.reason is not NotReadReason.CANNOT_READ
-                continue
-            version = _base_image_version(data.decode("utf-8", errors="replace"))
+            version = _base_image_version(text)
             if version:
                 return (version, name), True
     return None, certain
