@@ -51,12 +51,19 @@ def test_a_run_imports_only_the_rules_its_launches_can_trigger(tmp_path):
     one.write_text("python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 2\n")
     loaded = imported_rules(str(one))
     by_module = {e.module: e for e in builtin_index().values()}
-    assert "sgl101_unknown_flag" in loaded  # an SGLang launch: its flags are checked
+    assert "sgl102_ambiguous_flag" in loaded  # an SGLang launch: its flags are checked
     for module, entry in by_module.items():
         if not entry.default_enabled:
             assert module not in loaded  # off unless selected
         if entry.checks_group and not entry.checks_launch and not entry.checks_file:
             assert module not in loaded  # one launch: no group to judge
+        if entry.needs:
+            assert module not in loaded  # every flag known, no container around it
+    # a flag the release does not take brings SGL101; a docker run, the container rules
+    one.write_text("docker run --gpus all lmsysorg/sglang python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp-sizee 2\n")
+    loaded = imported_rules(str(one))
+    assert {"sgl101_unknown_flag", "sgl503_probe_port_not_served"} <= loaded
+    assert "sgl501_shared_memory_too_small" not in loaded  # off by default
     # selected, an off-by-default rule is imported
     assert "sgl501_shared_memory_too_small" in imported_rules("--extend-select", "SGL501", str(one))
     # a file without a launch imports no rule at all
@@ -77,3 +84,43 @@ def test_lazily_chosen_rules_find_what_every_rule_finds():
         found = [(d.code, d.span.start, d.span.end, d.message, d.help) for d in lazy.diagnostics]
         assert found == [(d.code, d.span.start, d.span.end, d.message, d.help) for d in eager.diagnostics]
         assert "SGL101" in {code for code, *_ in found}
+
+
+def _launches_of_examples_and_fixtures():
+    """Every resolved launch of the rules' own examples, examples/ and
+    tests/fixtures/ (what the contract of `Rule.needs` is held to)."""
+    from sgllint.engine.pipeline import decode, extract, resolve_launches
+    from sgllint.formats.registry import detect_format
+    from sgllint.model.facts import Source
+    from sgllint.model.rule import iter_examples
+
+    options = Options(use_environment=False)
+    texts = []
+    for rule in builtin_rules():
+        for _, ex in iter_examples(rule):
+            texts.append((ex.filename, ex.source))
+    for root in (ROOT / "examples", ROOT / "tests" / "fixtures"):
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and path.stat().st_size < 2_000_000:
+                texts.append((str(path), decode(path.read_bytes())))
+    for path, text in texts:
+        fmt = detect_format(path, text[:256])
+        if fmt is None:
+            continue
+        facts = extract(Source(path, text), fmt)
+        yield from resolve_launches(facts, options, failures=[])
+
+
+def test_a_rule_finds_nothing_on_a_launch_without_the_facts_it_needs():
+    needing = [rule() for rule in builtin_rules() if rule.needs]
+    assert {r.code for r in needing} >= {"SGL101", "SGL503"}
+    shown = {rule.code: 0 for rule in needing}  # launches with the fact on which the rule found something
+    for launch in _launches_of_examples_and_fixtures():
+        for rule in needing:
+            if launch.context.target not in RuleEntry.of(type(rule)).targets:
+                continue
+            found = list(rule.check(launch))
+            holds = any(fact.holds(launch) for fact in rule.needs)
+            assert holds or not found, f"{rule.code} found {found[0].message!r} on a launch without {sorted(rule.needs)}"
+            shown[rule.code] += bool(found)
+    assert all(shown.values()), shown  # each rule is seen finding something (on a launch with its facts)

@@ -99,11 +99,10 @@ class _RuleSet:
 
     def for_file(self, path: str, launches: list[Launch]) -> list[Rule]:
         """The enabled rules ``path`` and its launches can trigger, in order."""
-        targets = {launch.context.target for launch in launches}
         group = len(launches) > 1
         return [self._instance(i) for i, (entry, _) in enumerate(self.entries)
-                if (entry.checks_file or (entry.checks_launch and not targets.isdisjoint(entry.targets))
-                    or (group and entry.checks_group))
+                if (entry.checks_file or (group and entry.checks_group)
+                    or (entry.checks_launch and any(entry.triggered_by(launch) for launch in launches)))
                 and self._enabled(entry, path)]
 
     def preload(self) -> None:

@@ -32,6 +32,7 @@ from typing import ClassVar, Iterable, Iterator, Optional, Union
 
 from sgllint.model.diagnostic import DOCS_URL, Diagnostic, Fix, Related, Severity
 from sgllint.model.facts import FileFacts, Launch, Span
+from sgllint.model.kinds import LaunchFact
 
 ERROR = Severity.ERROR
 WARNING = Severity.WARNING
@@ -169,6 +170,11 @@ class Rule:
     #: (code, name) of a removed umbrella code this rule took one pattern of:
     #: selecting, ignoring or documenting the old code reaches its successors
     replaces: ClassVar[tuple[str, str]] = ()
+    #: `check` finds nothing on a launch that shows none of these facts, so the
+    #: rule is not even imported for a file without such a launch (empty: any
+    #: launch of its targets may trigger it); tests/test_rule_index.py holds
+    #: every rule to it on every launch of the examples and fixtures
+    needs: ClassVar[frozenset[LaunchFact]] = frozenset()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -491,6 +497,7 @@ class RuleEntry:
     checks_group: bool  # overrides `Rule.check_group`
     sglang_checks: tuple[str, ...]  # SGLang check sites the rule reports (SGL400 leaves them to it)
     sglang_rewrites: tuple[str, ...]  # ServerArgs fields whose rewrites it reports (SGL401 leaves them)
+    needs: tuple[LaunchFact, ...]  # `Rule.needs`, sorted
 
     @classmethod
     def of(cls, rule: type[Rule]) -> "RuleEntry":
@@ -508,7 +515,18 @@ class RuleEntry:
             checks_group=rule.check_group is not Rule.check_group,
             sglang_checks=tuple(getattr(rule, "sglang_checks", ()) or ()),
             sglang_rewrites=tuple(getattr(rule, "sglang_rewrites", ()) or ()),
+            needs=tuple(sorted(rule.needs)),
         )
+
+    @classmethod
+    def of_row(cls, row: tuple) -> "RuleEntry":
+        """An entry of the generated index (its facts written as their values)."""
+        *fields, needs = row
+        return cls(*fields, needs=tuple(LaunchFact(v) for v in needs))
+
+    def triggered_by(self, launch: Launch) -> bool:
+        """Whether ``launch`` may make this rule's `check` find something."""
+        return launch.context.target in self.targets and (not self.needs or any(f.holds(launch) for f in self.needs))
 
     def load(self) -> type[Rule]:
         """Import the rule's module (once) and return its class."""
@@ -532,8 +550,8 @@ def builtin_index() -> dict[str, RuleEntry]:
     if _INDEX is None:
         directory = builtin_rules_dir()
         try:
-            entries = [RuleEntry(*row) for row in _import_rule_module(directory, SYNTHETIC_PACKAGE, INDEX_MODULE).RULES]
-        except (ImportError, AttributeError, TypeError):
+            entries = [RuleEntry.of_row(row) for row in _import_rule_module(directory, SYNTHETIC_PACKAGE, INDEX_MODULE).RULES]
+        except (ImportError, AttributeError, TypeError, ValueError):
             entries = []
         stems = {name[:-3] for name in os.listdir(directory) if name.startswith("sgl") and name.endswith(".py")}
         if not entries or {e.module for e in entries} != stems:
@@ -555,7 +573,8 @@ def index_source(rules: Iterable[type[Rule]]) -> str:
     ]
     for rule in sorted(rules, key=lambda r: r.code):
         entry = RuleEntry.of(rule)
-        lines.append(f"    {tuple(getattr(entry, f) for f in fields)!r},")
+        row = tuple(getattr(entry, f) for f in fields[:-1]) + (tuple(f.value for f in entry.needs),)
+        lines.append(f"    {row!r},")
     lines.append(")")
     return "\n".join(lines) + "\n"
 

@@ -27,9 +27,7 @@ Defaults, with their sources:
 
 from __future__ import annotations
 
-import difflib
 import functools
-import json
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -446,6 +444,8 @@ PROBE_PATHS = ("/health", "/health_generate", "/v1/models")
 
 @functools.lru_cache(maxsize=1)
 def _http_routes() -> dict:
+    import json  # only for a launch with an HTTP probe
+
     return json.loads(_ROUTES.read_text(encoding="utf-8"))["releases"]
 
 
@@ -508,6 +508,8 @@ def unserved_probe_paths(launch: Launch) -> list[UnservedPath]:
             continue
         if any(asked == m or asked.startswith(m.rstrip("/") + "/") for m in prefixes):
             continue
+        import difflib  # only for a probe path no route matches
+
         close = difflib.get_close_matches(asked, [p for p in PROBE_PATHS if p in paths], n=1, cutoff=0.5)
         best = close[0] if close else next((p for p in PROBE_PATHS if p in paths), None)
         out.append(UnservedPath(probe, sub_span(probe, "path_span"), path, ctx.catalog.version, best))
