@@ -368,6 +368,7 @@ class RemovedCode:
 SYNTHETIC_PACKAGE = "sgllint.rules"
 
 
+@functools.lru_cache(maxsize=1)
 def builtin_rules_dir() -> Path:
     """``sgllint/rules`` inside an installed wheel, ``rules/`` beside the
     package in a source checkout or editable install."""
