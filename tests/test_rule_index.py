@@ -48,7 +48,7 @@ def imported_rules(*args: str) -> set[str]:
 
 def test_a_run_imports_only_the_rules_its_launches_can_trigger(tmp_path):
     one = tmp_path / "serve.sh"
-    one.write_text("python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 2\n")
+    one.write_text("python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --port 30001\n")
     loaded = imported_rules(str(one))
     by_module = {e.module: e for e in builtin_index().values()}
     assert "sgl102_ambiguous_flag" in loaded  # an SGLang launch: its flags are checked
@@ -57,8 +57,8 @@ def test_a_run_imports_only_the_rules_its_launches_can_trigger(tmp_path):
             assert module not in loaded  # off unless selected
         if entry.checks_group and not entry.checks_launch and not entry.checks_file:
             assert module not in loaded  # one launch: no group to judge
-        if entry.needs:
-            assert module not in loaded  # every flag known, no container around it
+        if entry.needs or entry.needs_args:
+            assert module not in loaded  # every flag known, no container, no --tp-size or deterministic flag
     # a flag the release does not take brings SGL101; a docker run, the container rules
     one.write_text("docker run --gpus all lmsysorg/sglang python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp-sizee 2\n")
     loaded = imported_rules(str(one))
@@ -112,15 +112,17 @@ def _launches_of_examples_and_fixtures():
 
 
 def test_a_rule_finds_nothing_on_a_launch_without_the_facts_it_needs():
-    needing = [rule() for rule in builtin_rules() if rule.needs]
-    assert {r.code for r in needing} >= {"SGL101", "SGL503"}
+    needing = [rule() for rule in builtin_rules() if rule.needs or rule.needs_args]
+    assert {r.code for r in needing} >= {"SGL101", "SGL503", "SGL201", "SGL509"}
     shown = {rule.code: 0 for rule in needing}  # launches with the fact on which the rule found something
     for launch in _launches_of_examples_and_fixtures():
         for rule in needing:
             if launch.context.target not in RuleEntry.of(type(rule)).targets:
                 continue
             found = list(rule.check(launch))
-            holds = any(fact.holds(launch) for fact in rule.needs)
-            assert holds or not found, f"{rule.code} found {found[0].message!r} on a launch without {sorted(rule.needs)}"
+            holds = (not rule.needs or any(fact.holds(launch) for fact in rule.needs)) and (
+                not rule.needs_args or any(launch.last(field) is not None for field in rule.needs_args))
+            assert holds or not found, (
+                f"{rule.code} found {found[0].message!r} on a launch without {sorted(rule.needs)} {sorted(rule.needs_args)}")
             shown[rule.code] += bool(found)
     assert all(shown.values()), shown  # each rule is seen finding something (on a launch with its facts)

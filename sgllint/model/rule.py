@@ -175,6 +175,11 @@ class Rule:
     #: launch of its targets may trigger it); tests/test_rule_index.py holds
     #: every rule to it on every launch of the examples and fixtures
     needs: ClassVar[frozenset[LaunchFact]] = frozenset()
+    #: `check` finds nothing on a launch that gives none of these ServerArgs
+    #: fields (e.g. ``tp_size``: the rule judges a ``--tp-size`` written), so
+    #: the rule is imported only for a file with such a launch (empty: any);
+    #: held to it like `needs`
+    needs_args: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -498,6 +503,7 @@ class RuleEntry:
     checks_group: bool  # overrides `Rule.check_group`
     sglang_checks: tuple[str, ...]  # SGLang check sites the rule reports (SGL400 leaves them to it)
     sglang_rewrites: tuple[str, ...]  # ServerArgs fields whose rewrites it reports (SGL401 leaves them)
+    needs_args: tuple[str, ...]  # `Rule.needs_args`, sorted
     needs: tuple[LaunchFact, ...]  # `Rule.needs`, sorted
 
     @classmethod
@@ -516,6 +522,7 @@ class RuleEntry:
             checks_group=rule.check_group is not Rule.check_group,
             sglang_checks=tuple(getattr(rule, "sglang_checks", ()) or ()),
             sglang_rewrites=tuple(getattr(rule, "sglang_rewrites", ()) or ()),
+            needs_args=tuple(sorted(rule.needs_args)),
             needs=tuple(sorted(rule.needs)),
         )
 
@@ -527,7 +534,9 @@ class RuleEntry:
 
     def triggered_by(self, launch: Launch) -> bool:
         """Whether ``launch`` may make this rule's `check` find something."""
-        return launch.context.target in self.targets and (not self.needs or any(f.holds(launch) for f in self.needs))
+        return (launch.context.target in self.targets
+                and (not self.needs or any(f.holds(launch) for f in self.needs))
+                and (not self.needs_args or any(launch.last(field) is not None for field in self.needs_args)))
 
     def load(self) -> type[Rule]:
         """Import the rule's module (once) and return its class."""
