@@ -39,7 +39,7 @@ import re
 from sgllint.catalog import history
 from sgllint.model.diagnostic import Edit, Fix
 from sgllint.model.rule import ERROR, INFO, Invalid, Rule, Valid
-from sgllint.model.kinds import HintKind, Origin, Resolution
+from sgllint.model.kinds import HintKind, LaunchFact, Origin, Resolution
 from sgllint.resolve.suggest import clearly_closest, closest, split_glued
 from sgllint.resolve.wrapped import own_strings
 
@@ -51,6 +51,7 @@ class UnknownFlag(Rule):
     code = "SGL101"
     name = "unknown-flag"
     severity = ERROR
+    needs = frozenset({LaunchFact.UNRESOLVED_ARGUMENT})  # it reports only unrecognized options and stray words
     #: SGLang's server parser, and the diffusion server's (``sglang serve``
     #: of an image/video model, ``sglang generate``)
     targets = frozenset({"sglang", "diffusion"})

@@ -55,6 +55,7 @@ class DeterministicUnsupportedAttentionBackend(Rule):
     code = "SGL201"
     name = "deterministic-unsupported-attention-backend"
     severity = ERROR
+    needs_args = frozenset({'enable_deterministic_inference', 'rl_on_policy_target'})  # deterministic.analyse: off unless one of them turns it on
     rejection = det.Rejection.ALLOW_LIST  # the SGLang check this rule reports
 
     VALID = [

@@ -45,6 +45,7 @@ class DeterministicMlaAttentionBackend(Rule):
     code = "SGL202"
     name = "deterministic-mla-attention-backend"
     severity = ERROR
+    needs_args = frozenset({'enable_deterministic_inference', 'rl_on_policy_target'})  # deterministic.analyse: off unless one of them turns it on
     rejection = det.Rejection.MLA_BACKEND  # the SGLang check this rule reports
 
     VALID = [

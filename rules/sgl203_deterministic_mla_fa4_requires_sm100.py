@@ -44,6 +44,7 @@ class DeterministicMlaFa4RequiresSm100(Rule):
     code = "SGL203"
     name = "deterministic-mla-fa4-requires-sm100"
     severity = ERROR
+    needs_args = frozenset({'enable_deterministic_inference', 'rl_on_policy_target'})  # deterministic.analyse: off unless one of them turns it on
     rejection = det.Rejection.MLA_FA4  # the SGLang check this rule reports
 
     VALID = [

@@ -44,6 +44,7 @@ class DeterministicRadixCacheDisabled(Rule):
     code = "SGL204"
     name = "deterministic-radix-cache-disabled"
     severity = WARNING
+    needs_args = frozenset({'enable_deterministic_inference', 'rl_on_policy_target'})  # deterministic.analyse: off unless one of them turns it on
 
     VALID = [
         Valid.sh(f"{QWEN} --attention-backend triton"),

@@ -47,6 +47,7 @@ class DeterministicUncheckedSplitAttentionBackend(Rule):
     code = "SGL260"
     name = "deterministic-unchecked-split-attention-backend"
     severity = WARNING
+    needs_args = frozenset({'enable_deterministic_inference', 'rl_on_policy_target'})  # deterministic.analyse: off unless one of them turns it on
 
     VALID = [
         Valid.sh(f"{QWEN} --attention-backend fa3 --decode-attention-backend fa3"),

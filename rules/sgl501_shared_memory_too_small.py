@@ -54,6 +54,7 @@ docker run --gpus all --shm-size 32g -p 30000:30000 -v ~/.cache/huggingface:/roo
 - World size per node as SGL301 counts it (`sglang/srt/server_args.py` tp/pp/dp/nnodes, all releases).
 """
 
+from sgllint.model.kinds import LaunchFact
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 from sgllint.semantics.deployment import human_bytes, shm_verdict
 
@@ -124,6 +125,7 @@ class SharedMemoryTooSmall(Rule):
     code = "SGL501"
     name = "shared-memory-too-small"
     severity = ERROR
+    needs = frozenset({LaunchFact.DEPLOYMENT})  # shm_verdict judges a launch's container
     default_enabled = False  # see "Off by default" in the docs
 
     VALID = [

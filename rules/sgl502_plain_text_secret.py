@@ -80,7 +80,7 @@ spec:
 """
 
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
-from sgllint.semantics.deployment import secret_findings
+from sgllint.semantics.secrets import secret_findings
 
 #: a made-up token in the shape huggingface.co issues (never a real one)
 TOKEN = "hf_Qm7vRzT2kWpL9sNbX4cYhJ8dFgA3eUoMiK"  # sgllint: ignore[SGL502]

@@ -81,6 +81,7 @@ spec:
 - Kubernetes probes: https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/
 """
 
+from sgllint.model.kinds import LaunchFact
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 from sgllint.semantics.deployment import port_mismatches
 
@@ -109,6 +110,7 @@ class ProbePortNotServed(Rule):
     code = "SGL503"
     name = "probe-port-not-served"
     severity = ERROR
+    needs = frozenset({LaunchFact.DEPLOYMENT})  # port_mismatches judges a launch's container
 
     VALID = [
         Valid.yaml(POD % {"port": "", "container": 30000, "probe": 30000}),

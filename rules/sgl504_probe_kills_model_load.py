@@ -85,6 +85,7 @@ spec:
   server is up (`_wait_and_warmup`); the scheduler loads the model and captures CUDA graphs first.
 """
 
+from sgllint.model.kinds import LaunchFact
 from sgllint.model.rule import WARNING, Invalid, Rule, Valid
 from sgllint.semantics.deployment import LOAD_BYTES_PER_SECOND, PROBE_FLOOR_SECONDS, short_probe
 from sgllint.semantics.model_fit import gib
@@ -110,6 +111,7 @@ class ProbeKillsModelLoad(Rule):
     code = "SGL504"
     name = "probe-kills-model-load"
     severity = WARNING
+    needs = frozenset({LaunchFact.DEPLOYMENT})  # short_probe judges a launch's container
 
     VALID = [
         Valid.yaml(POD % (LIVE + "        initialDelaySeconds: 300\n")),

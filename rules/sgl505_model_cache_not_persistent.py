@@ -48,6 +48,7 @@ docker run --gpus all --shm-size 32g -p 30000:30000 -v ~/.cache/huggingface:/roo
   https://kubernetes.io/docs/concepts/storage/volumes/#emptydir
 """
 
+from sgllint.model.kinds import LaunchFact
 from sgllint.model.rule import WARNING, Invalid, Rule, Valid
 from sgllint.semantics.deployment import cache_verdict
 
@@ -86,6 +87,7 @@ class ModelCacheNotPersistent(Rule):
     code = "SGL505"
     name = "model-cache-not-persistent"
     severity = WARNING
+    needs = frozenset({LaunchFact.DEPLOYMENT})  # cache_verdict judges a launch's container
     default_enabled = False  # see "Off by default" in the docs
 
     VALID = [

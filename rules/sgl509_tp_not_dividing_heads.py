@@ -60,6 +60,7 @@ class TpNotDividingHeads(Rule):
     code = "SGL509"
     name = "tp-not-dividing-heads"
     severity = ERROR
+    needs_args = frozenset({'tp_size'})  # head_split judges a --tp-size written
 
     VALID = [
         Valid.sh(f"{L70} --tp-size 4"),

@@ -54,6 +54,7 @@ class ContextLengthBeyondModel(Rule):
     code = "SGL510"
     name = "context-length-beyond-model"
     severity = ERROR
+    needs_args = frozenset({'context_length'})  # context_over judges a --context-length written
 
     VALID = [
         Valid.sh(f"{L3} --context-length 8192"),

@@ -74,6 +74,7 @@ spec:
 """
 
 from sgllint.model.diagnostic import Edit, Fix
+from sgllint.model.kinds import LaunchFact
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 from sgllint.semantics.deployment import unserved_probe_paths
 
@@ -104,6 +105,7 @@ class ProbePathNotServed(Rule):
     code = "SGL512"
     name = "probe-path-not-served"
     severity = ERROR
+    needs = frozenset({LaunchFact.DEPLOYMENT})  # unserved_probe_paths judges a launch's container
 
     VALID = [
         Valid.yaml(pod("/health")),

@@ -93,6 +93,7 @@ spec:
   container port: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service
 """
 
+from sgllint.model.kinds import LaunchFact
 from sgllint.model.rule import ERROR, Invalid, Rule, Valid
 from sgllint.semantics.deployment import service_misses
 
@@ -136,6 +137,7 @@ class ServiceTargetPortNotServed(Rule):
     code = "SGL513"
     name = "service-target-port-not-served"
     severity = ERROR
+    needs = frozenset({LaunchFact.DEPLOYMENT})  # service_misses judges a launch's container
 
     VALID = [
         Valid.yaml(manifest("    - port: 80\n      targetPort: 30000\n")),

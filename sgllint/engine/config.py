@@ -392,10 +392,11 @@ def validate_selectors(selectors, key: str, where: str, rules: Iterable = ()) ->
     """Each selector names a code, a code prefix or a rule name: of the
     built-in rules, removed and engine codes, or of ``rules`` (the user's
     own, `user_rules`); else a `ConfigError` with the closest one."""
-    from sgllint.model.rule import all_codes
+    from sgllint.model.rule import code_names
 
-    codes = {**all_codes(), **{r.code: r for r in rules}}
-    names = {r.name for r in codes.values()}
+    by_code = {**code_names(), **{r.code: r.name for r in rules}}
+    codes = list(by_code)
+    names = set(by_code.values())
     for s in selectors:
         if s.upper() == "ALL" or s.lower() in names:
             continue

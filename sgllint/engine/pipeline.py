@@ -24,16 +24,13 @@ from sgllint.engine.prefilter import may_launch
 from sgllint.formats.registry import detect_format, extractor
 from sgllint.model.diagnostic import Diagnostic
 from sgllint.model.facts import FileFacts, Launch, ParseProblem, Source, Span
-from sgllint.model.rule import FILE_NOT_READ, INTERNAL_ERROR, Rule, builtin_rules, load_rule_dirs
+from sgllint.model.rule import DEFAULT_TARGETS, FILE_NOT_READ, INTERNAL_ERROR, Rule, RuleEntry, builtin_index, load_rule_dirs
 from sgllint.resolve.safe_read import NotRead, NotReadReason, read_head, read_regular_file
 
 # Resolution (catalogs, contexts, wrappers) and suppression are imported by
 # the functions that use them: a file the prefilter rejects (most files of a
 # tree, and many a pre-commit run's only file) never pays for them.
 
-#: what a rule checks unless it says otherwise (``targets``): launches of
-#: SGLang's own server parser (`sgllint.resolve.context.LaunchContext.target`)
-DEFAULT_TARGETS = frozenset({"sglang"})
 #: the young-generation garbage collection threshold while a file that may
 #: launch is linted (CPython's default is 700)
 GC_THRESHOLD = 50_000
@@ -69,21 +66,51 @@ class FileResult:
 
 
 class _RuleSet:
-    """The enabled rules, instantiated once per configuration."""
+    """The rules of one configuration. A built-in rule is chosen by its
+    index entry (`sgllint.model.rule.builtin_index`) and its module imported
+    only when a file can trigger it: it is enabled there and implements a
+    hook the file reaches (`check_file` always; `check` when a launch of one
+    of its targets is there; `check_group` with two launches or more). Each
+    rule is instantiated once, when first chosen."""
 
     def __init__(self, options: Options):
         self.options = options
+        # (entry, class): the class when it is imported already, else None
+        self.entries: list[tuple[RuleEntry, Optional[type[Rule]]]]
         if options.rules is not None:
-            classes = options.rules
+            self.entries = [(RuleEntry.of(cls), cls) for cls in options.rules]
         else:
-            classes = builtin_rules() + load_rule_dirs(options.config.rule_dirs)
-        self.rules = [cls() for cls in classes]
+            self.entries = [(entry, None) for entry in builtin_index().values()]
+            self.entries += [(RuleEntry.of(cls), cls) for cls in load_rule_dirs(options.config.rule_dirs)]
+        self.instances: dict[int, Rule] = {}
 
-    def for_path(self, path: str) -> list[Rule]:
+    def _enabled(self, entry: RuleEntry, path: Optional[str]) -> bool:
         cfg = self.options.config
         chosen = self.options.rules is not None  # rules handed over (tests, a rule kit) run as given
-        return [r for r in self.rules if cfg.is_enabled(r.code, r.name, path)
-                and (chosen or r.default_enabled or cfg.selects_explicitly(r.code, r.name))]
+        return (path is None or cfg.is_enabled(entry.code, entry.name, path)) and (
+            chosen or entry.default_enabled or cfg.selects_explicitly(entry.code, entry.name))
+
+    def _instance(self, i: int) -> Rule:
+        rule = self.instances.get(i)
+        if rule is None:
+            entry, cls = self.entries[i]
+            rule = self.instances[i] = (cls or entry.load())()
+        return rule
+
+    def for_file(self, path: str, launches: list[Launch]) -> list[Rule]:
+        """The enabled rules ``path`` and its launches can trigger, in order."""
+        group = len(launches) > 1
+        return [self._instance(i) for i, (entry, _) in enumerate(self.entries)
+                if (entry.checks_file or (group and entry.checks_group)
+                    or (entry.checks_launch and any(entry.triggered_by(launch) for launch in launches)))
+                and self._enabled(entry, path)]
+
+    def preload(self) -> None:
+        """Import and instantiate every rule some file may enable (before the
+        workers fork, so that each does not do it for itself)."""
+        for i, (entry, _) in enumerate(self.entries):
+            if self._enabled(entry, None):
+                self._instance(i)
 
 
 _RULESET_CACHE: dict[int, _RuleSet] = {}
@@ -354,7 +381,7 @@ def _lint_launching(result: FileResult, path: str, text: str, options: Options, 
     facts = extract(source, fmt)
     failures: list[Diagnostic] = []
     launches = resolve_launches(facts, options, failures)
-    rules = _ruleset(options).for_path(path)
+    rules = _ruleset(options).for_file(path, launches)
     result.launches = launches
     result.requested = tuple(sorted({lc.context.requested for lc in launches if lc.context.requested}))
     result.diagnostics = finish([*failures, *run_rules(facts, launches, rules)], facts, options.config, options.noqa)

@@ -281,7 +281,7 @@ def _preload(options, head) -> None:
     import and build for itself: the rules, and libcst and the Python
     extractor when the walk has Python or Markdown files."""
     try:
-        _ruleset(options)
+        _ruleset(options).preload()
         if any(format_by_name(item[0]) in ("python", "markdown") for item, _ in head):
             from sgllint.formats.python.parse import _import_libcst
 

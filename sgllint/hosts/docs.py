@@ -102,21 +102,30 @@ def anchors(markdown: str) -> set[str]:
     return found
 
 
+def generated_files() -> dict[Path, str]:
+    """What this module writes, by path: the rules page (relative to the
+    checkout) and the rule index beside the rule files (absolute)."""
+    from sgllint.model.rule import INDEX_MODULE, builtin_rules, builtin_rules_dir, index_source
+
+    return {RULES_PAGE: rules_page(), builtin_rules_dir() / f"{INDEX_MODULE}.py": index_source(builtin_rules())}
+
+
 def main(argv: Optional[list] = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     root = Path(__file__).resolve().parents[2]  # the checkout: sgllint/hosts/docs.py
-    target = root / RULES_PAGE
-    want = rules_page()
-    if "--check" in args:
-        current = target.read_text(encoding="utf-8") if target.is_file() else ""
-        if current != want:
-            print(f"{RULES_PAGE} is stale: run `python -m sgllint.hosts.docs`", file=sys.stderr)
-            return 1
-        return 0
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(want, encoding="utf-8")
-    print(f"wrote {RULES_PAGE}")
-    return 0
+    stale = False
+    for path, want in generated_files().items():
+        target = root / path
+        if "--check" in args:
+            current = target.read_text(encoding="utf-8") if target.is_file() else ""
+            if current != want:
+                print(f"{path} is stale: run `python -m sgllint.hosts.docs`", file=sys.stderr)
+                stale = True
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(want, encoding="utf-8")
+        print(f"wrote {path}")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

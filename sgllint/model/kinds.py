@@ -136,3 +136,21 @@ class Provenance(_Word):
         """An architecture read from the model's own config.json (a local
         directory or the Hugging Face cache), not named by the user."""
         return self in (Provenance.LOCAL_CONFIG_JSON, Provenance.HF_CACHE)
+
+
+class LaunchFact(_Word):
+    """A fact of a resolved launch that a rule's ``check`` needs to find
+    anything (`sgllint.model.rule.Rule.needs`): read from the launch without
+    importing the rule, so a launch without it never loads the rule."""
+
+    #: an argument no option of the release takes, or a word that is no option
+    UNRESOLVED_ARGUMENT = "unresolved-argument"
+    #: a container around the launch: a Kubernetes pod, a compose service, docker run
+    DEPLOYMENT = "deployment"
+
+    def holds(self, launch) -> bool:
+        """Whether ``launch`` (a `sgllint.model.facts.Launch`) shows this fact."""
+        if self is LaunchFact.UNRESOLVED_ARGUMENT:
+            return any(arg.resolution is Resolution.UNRECOGNIZED or arg.resolution is Resolution.POSITIONAL for arg in launch.args)
+        # what gives `sgllint.semantics.deployment.Deployment` its runtime
+        return any(h.kind is HintKind.DEPLOY_RUNTIME and h.span is not None and isinstance(h.value, str) for h in launch.site.hints)

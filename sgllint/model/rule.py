@@ -18,8 +18,10 @@ three installs and a user's rules load the same way.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.util
+import os
 import re
 import sys
 import textwrap
@@ -30,6 +32,7 @@ from typing import ClassVar, Iterable, Iterator, Optional, Union
 
 from sgllint.model.diagnostic import DOCS_URL, Diagnostic, Fix, Related, Severity
 from sgllint.model.facts import FileFacts, Launch, Span
+from sgllint.model.kinds import LaunchFact
 
 ERROR = Severity.ERROR
 WARNING = Severity.WARNING
@@ -167,6 +170,16 @@ class Rule:
     #: (code, name) of a removed umbrella code this rule took one pattern of:
     #: selecting, ignoring or documenting the old code reaches its successors
     replaces: ClassVar[tuple[str, str]] = ()
+    #: `check` finds nothing on a launch that shows none of these facts, so the
+    #: rule is not even imported for a file without such a launch (empty: any
+    #: launch of its targets may trigger it); tests/test_rule_index.py holds
+    #: every rule to it on every launch of the examples and fixtures
+    needs: ClassVar[frozenset[LaunchFact]] = frozenset()
+    #: `check` finds nothing on a launch that gives none of these ServerArgs
+    #: fields (e.g. ``tp_size``: the rule judges a ``--tp-size`` written), so
+    #: the rule is imported only for a file with such a launch (empty: any);
+    #: held to it like `needs`
+    needs_args: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -180,6 +193,11 @@ class Rule:
         previous = REGISTRY.get(code)
         if previous is not None and previous.__qualname__ != cls.__qualname__:
             raise TypeError(f"{code} defined twice: {previous.__qualname__} and {cls.__qualname__}")
+        if previous is None and not cls.__module__.startswith(SYNTHETIC_PACKAGE + "."):
+            # a user's rule meets the built-in rules whether or not they are imported yet
+            builtin = builtin_index().get(code)
+            if builtin is not None and builtin.cls != cls.__qualname__:
+                raise TypeError(f"{code} defined twice: {builtin.cls} and {cls.__qualname__}")
         REGISTRY[code] = cls
 
     # -- metadata --------------------------------------------------------
@@ -355,6 +373,7 @@ class RemovedCode:
 SYNTHETIC_PACKAGE = "sgllint.rules"
 
 
+@functools.lru_cache(maxsize=1)
 def builtin_rules_dir() -> Path:
     """``sgllint/rules`` inside an installed wheel, ``rules/`` beside the
     package in a source checkout or editable install."""
@@ -391,21 +410,29 @@ def load_rules_dir(directory: Path, package: str = SYNTHETIC_PACKAGE) -> list[ty
     found: list[type[Rule]] = []
     for path in sorted(directory.glob("sgl*.py")):
         mod_name = f"{package}.{path.stem}"
-        module = sys.modules.get(mod_name)
-        if module is None:
-            spec = importlib.util.spec_from_file_location(mod_name, path)
-            assert spec and spec.loader
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[mod_name] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[mod_name]
-                raise
+        module = _import_rule_module(directory, package, path.stem)
         for obj in vars(module).values():
             if isinstance(obj, type) and issubclass(obj, Rule) and obj.__module__ == mod_name and "code" in obj.__dict__:
                 found.append(obj)
     return sorted(found, key=lambda r: r.code)
+
+
+def _import_rule_module(directory: Path, package: str, stem: str) -> types.ModuleType:
+    """``<package>.<stem>`` from ``directory/<stem>.py``, imported once."""
+    mod_name = f"{package}.{stem}"
+    module = sys.modules.get(mod_name)
+    if module is None:
+        _ensure_package(directory, package)
+        spec = importlib.util.spec_from_file_location(mod_name, directory / f"{stem}.py")
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[mod_name]
+            raise
+    return module
 
 
 def user_rules_package(directory: Path) -> str:
@@ -440,10 +467,126 @@ _BUILTIN: Optional[list[type[Rule]]] = None
 
 
 def builtin_rules() -> list[type[Rule]]:
+    """Every built-in rule class, all of their modules imported (docs, the
+    rule pages, tests); linting imports only the rules a file can trigger
+    (`builtin_index`, `RuleEntry.load`)."""
     global _BUILTIN
     if _BUILTIN is None:
         _BUILTIN = load_rules_dir(builtin_rules_dir())
     return _BUILTIN
+
+
+# ---------------------------------------------------------------------------
+# The rule index: what the engine needs to know of a built-in rule before
+# importing it (rules/_index.py, generated from the rule files)
+# ---------------------------------------------------------------------------
+
+#: the generated index beside the rule files; ``python -m sgllint.hosts.docs`` rewrites it
+INDEX_MODULE = "_index"
+
+
+@dataclass(frozen=True)
+class RuleEntry:
+    """A built-in rule as the engine chooses it: its identity, when it is on,
+    which launches it checks and which hooks it implements, read from the
+    generated index without importing the rule's module."""
+
+    code: str
+    name: str
+    module: str  # the file's stem in rules/
+    cls: str  # the class's name in that module
+    default_enabled: bool
+    replaces: tuple[str, ...]  # (code, name) of a removed umbrella code, or ()
+    targets: tuple[str, ...]  # the launch targets `check` reads, sorted
+    checks_launch: bool  # overrides `Rule.check`
+    checks_file: bool  # overrides `Rule.check_file`
+    checks_group: bool  # overrides `Rule.check_group`
+    sglang_checks: tuple[str, ...]  # SGLang check sites the rule reports (SGL400 leaves them to it)
+    sglang_rewrites: tuple[str, ...]  # ServerArgs fields whose rewrites it reports (SGL401 leaves them)
+    needs_args: tuple[str, ...]  # `Rule.needs_args`, sorted
+    needs: tuple[LaunchFact, ...]  # `Rule.needs`, sorted
+
+    @classmethod
+    def of(cls, rule: type[Rule]) -> "RuleEntry":
+        """The entry of an imported rule class (what the index generator writes)."""
+        return cls(
+            code=rule.code,
+            name=rule.name,
+            module=rule.__module__.rsplit(".", 1)[-1],
+            cls=rule.__qualname__,
+            default_enabled=bool(rule.default_enabled),
+            replaces=tuple(rule.replaces),
+            targets=tuple(sorted(getattr(rule, "targets", DEFAULT_TARGETS))),
+            checks_launch=rule.check is not Rule.check,
+            checks_file=rule.check_file is not Rule.check_file,
+            checks_group=rule.check_group is not Rule.check_group,
+            sglang_checks=tuple(getattr(rule, "sglang_checks", ()) or ()),
+            sglang_rewrites=tuple(getattr(rule, "sglang_rewrites", ()) or ()),
+            needs_args=tuple(sorted(rule.needs_args)),
+            needs=tuple(sorted(rule.needs)),
+        )
+
+    @classmethod
+    def of_row(cls, row: tuple) -> "RuleEntry":
+        """An entry of the generated index (its facts written as their values)."""
+        *fields, needs = row
+        return cls(*fields, needs=tuple(LaunchFact(v) for v in needs))
+
+    def triggered_by(self, launch: Launch) -> bool:
+        """Whether ``launch`` may make this rule's `check` find something."""
+        return (launch.context.target in self.targets
+                and (not self.needs or any(f.holds(launch) for f in self.needs))
+                and (not self.needs_args or any(launch.last(field) is not None for field in self.needs_args)))
+
+    def load(self) -> type[Rule]:
+        """Import the rule's module (once) and return its class."""
+        return getattr(_import_rule_module(builtin_rules_dir(), SYNTHETIC_PACKAGE, self.module), self.cls)
+
+
+#: what a rule checks unless it says otherwise (``targets``): launches of
+#: SGLang's own server parser (`sgllint.resolve.context.LaunchContext.target`)
+DEFAULT_TARGETS = frozenset({"sglang"})
+
+_INDEX: Optional[dict[str, RuleEntry]] = None
+
+
+def builtin_index() -> dict[str, RuleEntry]:
+    """The built-in rules' entries by code, ordered by code, from the
+    generated ``rules/_index.py`` (`tests/test_rule_index.py` keeps it equal
+    to the rule files). A rule file the index does not list (added, not yet
+    regenerated) makes the index be computed by importing every rule, so a
+    stale index never drops a rule."""
+    global _INDEX
+    if _INDEX is None:
+        directory = builtin_rules_dir()
+        try:
+            entries = [RuleEntry.of_row(row) for row in _import_rule_module(directory, SYNTHETIC_PACKAGE, INDEX_MODULE).RULES]
+        except (ImportError, AttributeError, TypeError, ValueError):
+            entries = []
+        stems = {name[:-3] for name in os.listdir(directory) if name.startswith("sgl") and name.endswith(".py")}
+        if not entries or {e.module for e in entries} != stems:
+            entries = [RuleEntry.of(rule) for rule in builtin_rules()]
+        _INDEX = {e.code: e for e in sorted(entries, key=lambda e: e.code)}
+    return _INDEX
+
+
+def index_source(rules: Iterable[type[Rule]]) -> str:
+    """The text of ``rules/_index.py`` for these rule classes."""
+    fields = [f.name for f in dataclasses.fields(RuleEntry)]
+    lines = [
+        '"""The built-in rules\' index: what the engine needs to choose a rule without',
+        "importing its module (`sgllint.model.rule.RuleEntry`). Generated from the rule",
+        'files by ``python -m sgllint.hosts.docs``; do not edit."""',
+        "",
+        f"# {', '.join(fields)}",
+        "RULES = (",
+    ]
+    for rule in sorted(rules, key=lambda r: r.code):
+        entry = RuleEntry.of(rule)
+        row = tuple(getattr(entry, f) for f in fields[:-1]) + (tuple(f.value for f in entry.needs),)
+        lines.append(f"    {row!r},")
+    lines.append(")")
+    return "\n".join(lines) + "\n"
 
 
 def removed_codes(rules: Optional[Iterable[type[Rule]]] = None) -> dict[str, RemovedCode]:
@@ -459,15 +602,30 @@ _REDIRECTS: Optional[dict[str, frozenset[str]]] = None
 
 
 def redirects() -> dict[str, frozenset[str]]:
-    """Removed code (upper case) or name (lower case) -> its successors' codes."""
+    """Removed code (upper case) or name (lower case) -> its successors' codes
+    (from the index: no rule is imported)."""
     global _REDIRECTS
     if _REDIRECTS is None:
+        found: dict[tuple[str, ...], set[str]] = {}
+        for entry in builtin_index().values():
+            if entry.replaces:
+                found.setdefault(entry.replaces, set()).add(entry.code)
         table: dict[str, frozenset[str]] = {}
-        for old in removed_codes().values():
-            codes = frozenset(r.code for r in old.successors)
-            table[old.code] = table[old.name] = codes
+        for (code, name), successors in sorted(found.items()):
+            table[code] = table[name] = frozenset(successors)
         _REDIRECTS = table
     return _REDIRECTS
+
+
+def code_names() -> dict[str, str]:
+    """Every documented code's name, by code: rules, removed and engine codes
+    (what `all_codes` lists, from the index: no rule is imported)."""
+    names = {e.code: e.name for e in builtin_index().values()}
+    for entry in builtin_index().values():
+        if entry.replaces:
+            names[entry.replaces[0]] = entry.replaces[1]
+    names.update((c.code, c.name) for c in ENGINE_CODES.values())
+    return dict(sorted(names.items()))
 
 
 def predecessors(code: str) -> frozenset[str]:

@@ -27,18 +27,15 @@ Defaults, with their sources:
 
 from __future__ import annotations
 
-import difflib
 import functools
-import json
 import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from sgllint.model.facts import Arg, FileFacts, Launch, Span
+from sgllint.model.facts import Arg, Launch, Span
 from sgllint.model.kinds import HintKind
-from sgllint.model.secrets import find_secrets, mask
 
 #: below this, a /dev/shm that was sized is reported (NCCL's SHM transport and
 #: its proxy segments need well over the 64 MiB default for 8 ranks; SGLang's
@@ -446,6 +443,8 @@ PROBE_PATHS = ("/health", "/health_generate", "/v1/models")
 
 @functools.lru_cache(maxsize=1)
 def _http_routes() -> dict:
+    import json  # only for a launch with an HTTP probe
+
     return json.loads(_ROUTES.read_text(encoding="utf-8"))["releases"]
 
 
@@ -508,6 +507,8 @@ def unserved_probe_paths(launch: Launch) -> list[UnservedPath]:
             continue
         if any(asked == m or asked.startswith(m.rstrip("/") + "/") for m in prefixes):
             continue
+        import difflib  # only for a probe path no route matches
+
         close = difflib.get_close_matches(asked, [p for p in PROBE_PATHS if p in paths], n=1, cutoff=0.5)
         best = close[0] if close else next((p for p in PROBE_PATHS if p in paths), None)
         out.append(UnservedPath(probe, sub_span(probe, "path_span"), path, ctx.catalog.version, best))
@@ -590,34 +591,3 @@ def cache_verdict(launch: Launch) -> Optional[CacheVerdict]:
                 continue
         return None  # a PVC, hostPath, NFS, CSI volume, a bind or named volume (or one sgllint cannot see)
     return CacheVerdict(model, cache, source, d, ephemeral)
-
-
-# ---------------------------------------------------------------------------
-# Secrets
-# ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class SecretFinding:
-    span: Span  # the literal value, nothing around it
-    what: str  # "a Hugging Face token", "a credential"
-    shown: str  # the masked value
-
-
-def _kind_of(value: str) -> str:
-    if value.startswith("hf_"):
-        return "a Hugging Face token"
-    if value.startswith("sk-"):
-        return "an API key"
-    if value.startswith(("ghp_", "gho_", "ghu_", "ghs_", "ghr_")):
-        return "a GitHub token"
-    if value.startswith("AKIA"):
-        return "an AWS access key id"
-    return "a credential"
-
-
-def secret_findings(facts: FileFacts) -> list[SecretFinding]:
-    """Literal credentials in one file (`sgllint.model.secrets.find_secrets`:
-    the same function that hides them in every code frame, so what is
-    reported is never shown)."""
-    text = facts.source.text
-    return [SecretFinding(Span(facts.source, a, b), _kind_of(text[a:b]), mask(text[a:b])) for a, b in find_secrets(text)]

@@ -222,9 +222,10 @@ def covered_checks(rule_classes=None) -> set[str]:
     """Site ids a curated rule covers (``sglang_checks`` class attribute):
     the derived SGL400 for those sites is dropped, the curated rule wins."""
     if rule_classes is None:
-        from sgllint.model.rule import REGISTRY
+        from sgllint.model.rule import REGISTRY, builtin_index
 
-        rule_classes = REGISTRY.values()
+        # the built-in rules' from their index (imported or not), a user's from their classes
+        rule_classes = [*builtin_index().values(), *REGISTRY.values()]
     out: set[str] = set()
     for cls in rule_classes:
         out.update(getattr(cls, "sglang_checks", ()) or ())
@@ -235,9 +236,10 @@ def covered_rewrites(rule_classes=None) -> set[str]:
     """ServerArgs fields whose rewrites a curated rule reports
     (``sglang_rewrites`` class attribute, e.g. SGL241's page_size)."""
     if rule_classes is None:
-        from sgllint.model.rule import REGISTRY
+        from sgllint.model.rule import REGISTRY, builtin_index
 
-        rule_classes = REGISTRY.values()
+        # the built-in rules' from their index (imported or not), a user's from their classes
+        rule_classes = [*builtin_index().values(), *REGISTRY.values()]
     out: set[str] = set()
     for cls in rule_classes:
         out.update(getattr(cls, "sglang_rewrites", ()) or ())
